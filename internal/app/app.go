@@ -1,0 +1,99 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+)
+
+// System is everything the program takes from the process it runs in.
+type System struct {
+	Args   []string // without the program name
+	Getenv func(string) string
+	Getwd  func() (string, error)
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// OS is the real process.
+func OS() System {
+	return System{Args: os.Args[1:], Getenv: os.Getenv, Getwd: os.Getwd, Stdout: os.Stdout, Stderr: os.Stderr}
+}
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitFailed   = 1 // the run could not do its job
+	exitBadInput = 2 // the inputs are invalid; nothing was started
+)
+
+const usageText = `sandcastle runs an AI coding agent in a loop against a git repository.
+
+Usage:
+  sandcastle run [flags]   run the agent (see "sandcastle run --help" for every flag)
+  sandcastle version       print the version
+
+As a GitHub Action (GITHUB_ACTIONS=true and no arguments) it reads its inputs from INPUT_*.
+`
+
+// Version is the program version, set at build time with -ldflags "-X ...app.Version=v1.2.3".
+var Version = "dev"
+
+// Main runs the program and returns its exit code.
+func Main(ctx context.Context, sys System) int {
+	args := sys.Args
+	switch {
+	case len(args) == 0 && sys.Getenv("GITHUB_ACTIONS") == "true":
+		dir := sys.Getenv("GITHUB_WORKSPACE")
+		if dir == "" {
+			var err error
+			if dir, err = sys.Getwd(); err != nil {
+				fmt.Fprintf(sys.Stderr, "sandcastle: %v\n", err)
+				return exitFailed
+			}
+		}
+		return execute(ctx, sys, inputs.FromEnv(sys.Getenv), dir)
+	case len(args) > 0 && args[0] == "run":
+		raw, err := inputs.FromFlags(args[1:])
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(sys.Stdout, inputs.Usage())
+			return exitOK
+		}
+		if err != nil {
+			fmt.Fprintf(sys.Stderr, "sandcastle run: %v\nRun \"sandcastle run --help\" for the flags.\n", err)
+			return exitBadInput
+		}
+		dir, err := sys.Getwd()
+		if err != nil {
+			fmt.Fprintf(sys.Stderr, "sandcastle: %v\n", err)
+			return exitFailed
+		}
+		return execute(ctx, sys, raw, dir)
+	case len(args) > 0 && args[0] == "version":
+		fmt.Fprintln(sys.Stdout, "sandcastle", Version)
+		return exitOK
+	case len(args) > 0 && isHelp(args):
+		fmt.Fprint(sys.Stdout, usageText)
+		return exitOK
+	default:
+		fmt.Fprint(sys.Stderr, usageText)
+		if len(args) > 0 {
+			fmt.Fprintf(sys.Stderr, "\nunknown command %q\n", strings.Join(args, " "))
+		}
+		return exitBadInput
+	}
+}
+
+func isHelp(args []string) bool {
+	switch args[0] {
+	case "-h", "--help", "-help", "help":
+		return true
+	}
+	return false
+}

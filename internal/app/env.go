@@ -1,0 +1,91 @@
+package app
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// hostBase are the host variables every agent process needs to work at all. Everything else
+// enters the sandbox only when the user names it (env, env-file) or the agent reads it for its
+// credentials.
+var hostBase = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TZ", "TMPDIR", "TERM"}
+
+// githubCredentials never enter the sandbox: the agent holds no push credentials.
+var githubCredentials = []string{"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"}
+
+// agentEnv is the environment of processes in the sandbox and the values to mask in logs.
+type agentEnv struct {
+	vars    map[string]string
+	secrets []string
+}
+
+// resolveEnv composes the sandbox environment: the host base, the keys declared in the env
+// file (the file's value, else the host's), the names listed in the env input, and the agent's
+// own credential variables when set on the host. Every value that did not come from the host
+// base is treated as a secret.
+func resolveEnv(getenv func(string) string, names []string, file map[string]string, agentNames []string) (agentEnv, error) {
+	e := agentEnv{vars: map[string]string{}}
+	for _, k := range hostBase {
+		if v := getenv(k); v != "" {
+			e.vars[k] = v
+		}
+	}
+	var bad []string
+	add := func(k, v string) {
+		if slices.Contains(githubCredentials, k) {
+			bad = append(bad, k)
+			return
+		}
+		if v == "" {
+			return
+		}
+		e.vars[k] = v
+		e.secrets = append(e.secrets, v)
+	}
+	for _, k := range sortedKeys(file) {
+		v := file[k]
+		if v == "" {
+			v = getenv(k)
+		}
+		add(k, v)
+	}
+	for _, k := range names {
+		add(k, getenv(k))
+	}
+	for _, k := range agentNames {
+		add(k, getenv(k))
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		bad = slices.Compact(bad)
+		return e, fmt.Errorf("input \"env\": %s never enter the sandbox: the agent holds no GitHub credentials; remove %s from env and env-file",
+			strings.Join(bad, ", "), plural(len(bad), "it", "them"))
+	}
+	return e, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// environ renders vars as KEY=VALUE lines in a stable order.
+func environ(vars map[string]string) []string {
+	out := make([]string, 0, len(vars))
+	for _, k := range sortedKeys(vars) {
+		out = append(out, k+"="+vars[k])
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/sandbox"
+)
+
+// errHookTimeout is the cancel cause of a hook that ran past hook-timeout-seconds.
+var errHookTimeout = errors.New("hook timed out")
+
+// runHooks runs the commands of one hook input in sb, one after another, or all at once when
+// parallel; the first failure stops the rest.
+func runHooks(ctx context.Context, sb sandbox.Sandbox, input string, cmds []string, timeout time.Duration, parallel bool) error {
+	if !parallel {
+		for _, c := range cmds {
+			if err := runHook(ctx, sb, input, c, timeout); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	for _, c := range cmds {
+		g.Go(func() error { return runHook(ctx, sb, input, c, timeout) })
+	}
+	return g.Wait()
+}
+
+func runHook(ctx context.Context, sb sandbox.Sandbox, input, cmd string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errHookTimeout)
+	defer cancel()
+	r, err := sb.Exec(ctx, sandbox.Exec{Argv: []string{"sh", "-c", cmd}})
+	switch {
+	case errors.Is(err, errHookTimeout):
+		return fmt.Errorf("%s: command %q timed out after %s and was stopped; raise hook-timeout-seconds if it needs longer", input, cmd, timeout)
+	case err != nil:
+		return fmt.Errorf("%s: command %q: %w", input, cmd, err)
+	case r.ExitCode != 0:
+		msg := fmt.Sprintf("%s: command %q exited with code %d", input, cmd, r.ExitCode)
+		if s := strings.TrimSpace(r.Stderr); s != "" {
+			msg += ": " + lastLines(s, 10)
+		}
+		return errors.New(msg)
+	}
+	return nil
+}
+
+// startHooks runs the hooks of a started sandbox: the sandbox's and the host's together.
+func startHooks(ctx context.Context, sb, onHost sandbox.Sandbox, h inputs.Hooks) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return runHooks(ctx, sb, "hook-sandbox-ready", h.SandboxReady, h.Timeout, true) })
+	g.Go(func() error { return runHooks(ctx, onHost, "hook-host-sandbox-ready", h.HostSandboxReady, h.Timeout, true) })
+	return g.Wait()
+}
+
+func lastLines(s string, n int) string {
+	ls := strings.Split(s, "\n")
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	return strings.Join(ls, "\n")
+}

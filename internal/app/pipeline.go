@@ -1,0 +1,377 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/prompt"
+	"github.com/sandcastle-action/sandcastle/internal/report"
+	"github.com/sandcastle-action/sandcastle/internal/run"
+	"github.com/sandcastle-action/sandcastle/internal/sandbox"
+	"github.com/sandcastle-action/sandcastle/internal/sandbox/host"
+	"github.com/sandcastle-action/sandcastle/internal/structured"
+	"github.com/sandcastle-action/sandcastle/internal/workspace"
+)
+
+// Run statuses, the status output.
+const (
+	statusComplete   = "complete"   // the agent printed a completion signal
+	statusIncomplete = "incomplete" // max-iterations ran out without a signal
+	statusFailed     = "failed"
+	statusCancelled  = "cancelled"
+)
+
+// cleanupTimeout bounds the work done after a run ends or is cancelled: stopping the sandbox,
+// merging and tidying the worktree, writing outputs.
+const cleanupTimeout = 2 * time.Minute
+
+// plan is a validated run, ready to start.
+type plan struct {
+	cfg      inputs.Config
+	agent    agent.Provider
+	output   *structured.Spec
+	env      agentEnv
+	gitEnv   []string
+	console  io.Writer
+}
+
+// execute runs one configuration and reports it.
+func execute(ctx context.Context, sys System, raw inputs.Raw, workDir string) int {
+	rep := report.New(sys.Stdout, sys.Getenv)
+	p, err := validate(sys, raw, workDir)
+	if err != nil {
+		for _, e := range unjoin(err) {
+			rep.Error(e.Error())
+		}
+		return exitBadInput
+	}
+	for _, s := range p.env.secrets {
+		rep.Mask(s)
+	}
+	return p.run(ctx, rep)
+}
+
+// validate checks everything that can be checked before anything is created on disk.
+func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
+	cfg, err := inputs.Load(raw, inputs.Env{
+		WorkDir:   workDir,
+		ReadFile:  os.ReadFile,
+		Stat:      os.Stat,
+		Agents:    agentInfos(),
+		Sandboxes: []string{"none"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{cfg: cfg, console: sys.Stdout}
+	var errs []error
+	if p.agent, err = agent.Lookup(cfg.Agent); err != nil {
+		errs = append(errs, err)
+	}
+	if o := cfg.Output; o != nil {
+		spec := &structured.Spec{Tag: o.Tag, Kind: structured.Kind(o.Type)}
+		if o.Schema != nil {
+			if spec.Schema, err = structured.CompileSchema(o.Schema); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		p.output = spec
+	}
+	// Substitute with stand-in branch names now, so a missing {{KEY}} or output tag fails before
+	// a worktree exists; the real names are filled in once the workspace knows them.
+	if pr, _, err := buildPrompt(cfg, "SOURCE_BRANCH", "TARGET_BRANCH"); err != nil {
+		errs = append(errs, err)
+	} else if o := cfg.Output; o != nil && !strings.Contains(pr.Text(), "<"+o.Tag+">") {
+		errs = append(errs, fmt.Errorf("input \"output-tag\": the prompt never mentions <%s>; tell the agent to answer inside <%s>...</%s>", o.Tag, o.Tag, o.Tag))
+	}
+	var names []string
+	if p.agent != nil {
+		names = p.agent.EnvNames()
+	}
+	if p.env, err = resolveEnv(sys.Getenv, cfg.EnvNames, cfg.EnvFileValues, names); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for _, k := range hostBase {
+		if v := sys.Getenv(k); v != "" {
+			p.gitEnv = append(p.gitEnv, k+"="+v)
+		}
+	}
+	return p, nil
+}
+
+func agentInfos() []inputs.AgentInfo {
+	var infos []inputs.AgentInfo
+	for _, name := range agent.Names() {
+		a, _ := agent.Lookup(name)
+		info := inputs.AgentInfo{Name: name, Efforts: a.Efforts(), Resumable: a.Resumable()}
+		if pm, ok := a.(interface{ PermissionModes() []string }); ok {
+			info.PermissionModes = pm.PermissionModes()
+		}
+		infos = append(infos, info)
+	}
+	return infos
+}
+
+func buildPrompt(cfg inputs.Config, source, target string) (*prompt.Prompt, []string, error) {
+	if cfg.PromptFile == "" {
+		return prompt.Inline(cfg.Prompt), nil, nil
+	}
+	return prompt.Template(cfg.Prompt, cfg.PromptArgs, map[string]string{"SOURCE_BRANCH": source, "TARGET_BRANCH": target})
+}
+
+// run prepares the workspace and sandbox, loops the agent, then reports. Whatever happens, the
+// sandbox is stopped, the worktree is kept when it holds uncommitted work, and the commits made
+// so far are reported.
+func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
+	cfg := p.cfg
+	ws, err := workspace.Prepare(ctx, p.gitEnv, workspace.Options{
+		RepoDir:        cfg.WorkingDirectory,
+		Strategy:       workspace.Strategy(cfg.BranchStrategy),
+		Branch:         cfg.Branch,
+		Name:           cfg.Name,
+		CopyToWorktree: cfg.CopyToWorktree,
+		Log:            slog.New(slogHandler{rep}),
+	})
+	if err != nil {
+		rep.Error(err.Error())
+		return exitFailed
+	}
+	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+
+	top, err := git.New(cfg.WorkingDirectory, p.gitEnv).TopLevel(ctx)
+	if err != nil {
+		rep.Error(err.Error())
+		ws.Finish(cleanup, false)
+		return exitFailed
+	}
+	logPath, logFile, err := openLog(cfg, ws, top)
+	if err != nil {
+		rep.Error(err.Error())
+		ws.Finish(cleanup, false)
+		return exitFailed
+	}
+	if logFile != nil {
+		defer logFile.Close()
+	}
+	log := rep.NewLog(logFile)
+	log.Status("--- Run started: %s ---", time.Now().UTC().Format(time.RFC3339))
+	if logPath != "" {
+		fmt.Fprintf(p.console, "Started on branch %s; log: %s\n", orDetached(ws.Source), logPath)
+	}
+
+	base, res, runErr := p.loop(ctx, ws, log)
+	out, finishErr := ws.Finish(cleanup, runErr == nil)
+	if runErr == nil && finishErr != nil {
+		runErr = finishErr
+	} else if finishErr != nil {
+		log.Warning("%v", finishErr)
+	}
+
+	status := statusOf(ctx, res, runErr)
+	outputs := p.outputs(cleanup, ws, out, base, res, status, logPath)
+	if runErr != nil {
+		log.Status("Run %s: %v", status, runErr)
+		rep.Error(runErr.Error())
+		if out.PreservedPath != "" {
+			rep.Warning(fmt.Sprintf("the worktree has uncommitted changes and was kept at %s", out.PreservedPath))
+		}
+		if out.KeptBranch != "" {
+			rep.Warning(fmt.Sprintf("the agent's commits were kept on branch %s", out.KeptBranch))
+		}
+	} else {
+		log.Status("Run %s after %d iteration(s)", status, len(res.Iterations))
+	}
+	if err := rep.SetOutputs(outputs); err != nil {
+		rep.Error(err.Error())
+		return exitFailed
+	}
+	if err := rep.Summary(report.Summary(summaryOf(cfg, outputs, res))); err != nil {
+		rep.Warning(err.Error())
+	}
+	if err := log.Err(); err != nil {
+		rep.Warning(fmt.Sprintf("writing the log file: %v", err))
+	}
+	if runErr != nil {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// loop runs the hooks, starts the sandbox and runs the agent in it.
+func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, log *report.Log) (base string, res run.Result, err error) {
+	cfg := p.cfg
+	pr, warnings, err := buildPrompt(cfg, ws.Source, ws.Target)
+	if err != nil {
+		return "", res, err
+	}
+	for _, w := range warnings {
+		log.Warning("%s", w)
+	}
+	vars, err := p.agentVars(ctx, ws)
+	if err != nil {
+		return "", res, err
+	}
+	onHost := host.New(ws.Dir, environ(vars))
+	defer onHost.Close(context.WithoutCancel(ctx))
+	if err := runHooks(ctx, onHost, "hook-worktree-ready", cfg.Hooks.WorktreeReady, cfg.Hooks.Timeout, false); err != nil {
+		return "", res, err
+	}
+
+	sb := sandbox.Sandbox(onHost) // sandbox: none runs the agent on the host
+	if err := startHooks(ctx, sb, onHost, cfg.Hooks); err != nil {
+		return "", res, err
+	}
+	if base, err = ws.Head(ctx); err != nil {
+		return "", res, err
+	}
+	res, err = run.Loop(ctx, run.Config{
+		Agent:             p.agent,
+		Request:           agent.Request{Model: cfg.Model, Effort: cfg.Effort, PermissionMode: cfg.PermissionMode},
+		Prompt:            pr,
+		Signals:           cfg.CompletionSignals,
+		MaxIterations:     cfg.MaxIterations,
+		IdleTimeout:       cfg.IdleTimeout,
+		CompletionTimeout: cfg.CompletionTimeout,
+		ShellTimeout:      cfg.ShellTimeout,
+		Output:            p.output,
+		OutputRetries:     outputRetries(cfg),
+		Verbose:           cfg.Verbose,
+	}, sb, repoView{ws}, log)
+	return base, res, err
+}
+
+func outputRetries(cfg inputs.Config) int {
+	if cfg.Output == nil {
+		return 0
+	}
+	return cfg.Output.MaxRetries
+}
+
+// agentVars is the agent's environment, plus a commit identity when the repository has none,
+// so the agent can commit without anyone's global git config being touched.
+func (p *plan) agentVars(ctx context.Context, ws *workspace.Workspace) (map[string]string, error) {
+	vars := make(map[string]string, len(p.env.vars)+4)
+	for k, v := range p.env.vars {
+		vars[k] = v
+	}
+	g := git.New(ws.Dir, p.gitEnv)
+	for _, id := range []struct{ key, env, fallback string }{
+		{"user.name", "NAME", "sandcastle-agent[bot]"},
+		{"user.email", "EMAIL", "sandcastle-agent[bot]@users.noreply.github.com"},
+	} {
+		if _, ok, err := g.ConfigValue(ctx, id.key); err != nil {
+			return nil, err
+		} else if ok {
+			continue
+		}
+		for _, who := range []string{"GIT_AUTHOR_", "GIT_COMMITTER_"} {
+			if _, set := vars[who+id.env]; !set {
+				vars[who+id.env] = id.fallback
+			}
+		}
+	}
+	return vars, nil
+}
+
+// repoView adapts the workspace to what the loop needs.
+type repoView struct{ ws *workspace.Workspace }
+
+func (r repoView) Head(ctx context.Context) (string, error) { return r.ws.Head(ctx) }
+
+func (r repoView) Commits(ctx context.Context, base string) ([]run.Commit, error) {
+	cs, err := r.ws.Commits(ctx, base)
+	out := make([]run.Commit, len(cs))
+	for i, c := range cs {
+		out[i] = run.Commit{SHA: c.SHA, Subject: c.Subject}
+	}
+	return out, err
+}
+
+func statusOf(ctx context.Context, res run.Result, err error) string {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return statusCancelled
+	case err != nil:
+		return statusFailed
+	case res.Signal != "":
+		return statusComplete
+	default:
+		return statusIncomplete
+	}
+}
+
+func orDetached(branch string) string {
+	if branch == "" {
+		return "(detached HEAD)"
+	}
+	return branch
+}
+
+// openLog opens the run log for appending. The default lives under .sandcastle/logs/, named
+// after the branch and the run name.
+func openLog(cfg inputs.Config, ws *workspace.Workspace, top string) (string, io.WriteCloser, error) {
+	path := cfg.LogFile
+	switch path {
+	case inputs.LogStdout:
+		return "", nil, nil
+	case "":
+		name := fileSafe(orDefault(ws.Source, "HEAD"))
+		if cfg.BranchStrategy == inputs.StrategyMergeToHead {
+			name = fileSafe(ws.Target) + "-" + name
+		}
+		if cfg.Name != "" {
+			name += "-" + fileSafe(strings.ToLower(cfg.Name))
+		}
+		path = filepath.Join(top, ".sandcastle", "logs", name+".log")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", nil, fmt.Errorf("input \"log-file\": %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return "", nil, fmt.Errorf("input \"log-file\": %w", err)
+	}
+	return path, f, nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// fileSafe replaces the characters that cannot appear in file names on common systems.
+func fileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`/\:*?"<>|`, r) || r < ' ' {
+			return '-'
+		}
+		return r
+	}, s)
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, unjoin(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}

@@ -1,0 +1,12 @@
+// Package inputs turns the Action's INPUT_* variables or the CLI's flags into one validated Config.
+//
+// One table, Definitions, is the single source of truth for the input names, defaults and
+// descriptions: action.yml, the CLI flags, the INPUT_* names and the docs all come from it, and a
+// test fails when action.yml drifts from it.
+//
+// The package is pure. It never reads the process environment, never execs, and reads files only
+// through the functions in Env, so the composition root decides what "the environment" is and
+// tests need no real files. Load reports every problem at once (errors.Join), each a *Problem
+// naming its input and what would be valid, because a CI user who fixes one input per run waits
+// minutes for each round trip.
+package inputs

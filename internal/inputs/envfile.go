@@ -1,0 +1,94 @@
+package inputs
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ParseEnvFile reads an env file (.sandcastle/.env): KEY=VALUE per line. Blank lines and lines
+// starting with # are skipped, and a leading "export " is allowed so the file can also be
+// sourced by a shell. Unquoted values end at " #" (an inline comment) and are trimmed. A value in
+// single quotes is literal; in double quotes \n, \r, \t, \\ and \" are unescaped (other
+// backslashes are kept). Text after a closing quote may only be a comment. A later key replaces
+// an earlier one; an empty value is kept as "". Every bad line is reported, naming its number.
+func ParseEnvFile(data []byte) (map[string]string, error) {
+	values := map[string]string{}
+	var errs []error
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(line, "export"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+			line = strings.TrimSpace(rest)
+		}
+		key, value, err := parseEnvLine(line)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("line %d: %w", i+1, err))
+			continue
+		}
+		values[key] = value
+	}
+	return values, errors.Join(errs...)
+}
+
+func parseEnvLine(line string) (key, value string, err error) {
+	key, raw, ok := strings.Cut(line, "=")
+	key = strings.TrimSpace(key)
+	if !ok {
+		return "", "", fmt.Errorf("%q is not KEY=VALUE", line)
+	}
+	if !identRe.MatchString(key) {
+		return "", "", fmt.Errorf("%q is not a variable name; use letters, digits and _, not starting with a digit", key)
+	}
+	raw = strings.TrimSpace(raw)
+	if raw == "" || (raw[0] != '"' && raw[0] != '\'') {
+		if i := strings.Index(raw, " #"); i >= 0 {
+			raw = raw[:i]
+		}
+		if i := strings.Index(raw, "\t#"); i >= 0 {
+			raw = raw[:i]
+		}
+		return key, strings.TrimSpace(raw), nil
+	}
+	value, rest, err := unquote(raw)
+	if err != nil {
+		return "", "", fmt.Errorf("value of %s: %w", key, err)
+	}
+	if rest = strings.TrimSpace(rest); rest != "" && !strings.HasPrefix(rest, "#") {
+		return "", "", fmt.Errorf("value of %s has %q after its closing quote; quote the whole value", key, rest)
+	}
+	return key, value, nil
+}
+
+// unquote reads the quoted string at the start of s and returns its value and what follows it.
+func unquote(s string) (value, rest string, err error) {
+	quote := s[0]
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == quote:
+			return b.String(), s[i+1:], nil
+		case c == '\\' && quote == '"' && i+1 < len(s):
+			i++
+			switch s[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case '\\', '"':
+				b.WriteByte(s[i])
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(s[i])
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", "", fmt.Errorf("no closing %c; values span one line (write \\n for a newline inside double quotes)", quote)
+}

@@ -1,0 +1,79 @@
+package inputs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// testAgents stand in for the agent registry: one agent of each shape validation cares about.
+var testAgents = []AgentInfo{
+	{
+		Name:            "claude-code",
+		Efforts:         []string{"low", "medium", "high", "xhigh", "max"},
+		PermissionModes: []string{"default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"},
+		Resumable:       true,
+	},
+	{Name: "codex", Efforts: []string{"low", "medium", "high", "xhigh"}, Resumable: true},
+	{Name: "pi"},
+}
+
+// testEnv is an Env over an in-memory tree rooted at /repo; files are keyed relative to /repo.
+func testEnv(files map[string]string) Env {
+	fsys := fstest.MapFS{"repo": &fstest.MapFile{Mode: fs.ModeDir | 0o755}}
+	for name, text := range files {
+		fsys["repo/"+name] = &fstest.MapFile{Data: []byte(text)}
+	}
+	rel := func(p string) string { return strings.TrimPrefix(filepath.ToSlash(p), "/") }
+	return Env{
+		WorkDir:  "/repo",
+		ReadFile: func(p string) ([]byte, error) { return fs.ReadFile(fsys, rel(p)) },
+		Stat:     func(p string) (fs.FileInfo, error) { return fs.Stat(fsys, rel(p)) },
+		Agents:   testAgents,
+	}
+}
+
+// with returns a Raw holding an inline prompt plus the given name, value pairs.
+func with(kv ...string) Raw {
+	raw := Raw{InputPrompt: "Fix the bug."}
+	for i := 0; i+1 < len(kv); i += 2 {
+		raw[kv[i]] = kv[i+1]
+	}
+	return raw
+}
+
+// problemsOf returns every *Problem inside err, in order.
+func problemsOf(t *testing.T, err error) []*Problem {
+	t.Helper()
+	var out []*Problem
+	for _, e := range unjoin(err) {
+		var p *Problem
+		if !errors.As(e, &p) {
+			t.Fatalf("error %q is not a *Problem", e)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// golden compares got with testdata/name, rewriting the file when UPDATE_GOLDEN=1.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if os.Getenv("UPDATE_GOLDEN") == "1" {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run with UPDATE_GOLDEN=1 to create it): %v", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (UPDATE_GOLDEN=1 rewrites it)\ngot:\n%s\nwant:\n%s", name, got, want)
+	}
+}

@@ -1,0 +1,522 @@
+package inputs
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoad_defaults(t *testing.T) {
+	t.Parallel()
+	got, err := Load(Raw{InputPrompt: "Fix the bug."}, testEnv(nil))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := Config{
+		Prompt:            "Fix the bug.",
+		CompletionSignals: []string{"<promise>COMPLETE</promise>"},
+		MaxIterations:     1,
+		IdleTimeout:       600 * time.Second,
+		CompletionTimeout: 60 * time.Second,
+		ShellTimeout:      30 * time.Second,
+		Agent:             "claude-code",
+		Sandbox:           "none",
+		BranchStrategy:    StrategyHead,
+		WorkingDirectory:  "/repo",
+		Hooks:             Hooks{Timeout: 60 * time.Second},
+		EnvFile:           "/repo/.sandcastle/.env",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Load() =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestLoad_everyInputSet(t *testing.T) {
+	t.Parallel()
+	env := testEnv(map[string]string{
+		"prompts/fix.md":         "Fix {{ISSUE}} on {{SOURCE_BRANCH}}.\n",
+		"app/.keep":              "",
+		"app/ci.env":             "export TOKEN=abc # comment\nEMPTY=\n",
+		"app/schema/result.json": `{"type": "object"}`,
+	})
+	env.Sandboxes = []string{"none", "docker"}
+	raw := Raw{
+		InputPromptFile:               " prompts/fix.md ",
+		InputPromptArgs:               "ISSUE: 42\nTITLE: Crash on start\n",
+		InputCompletionSignal:         "DONE\n\n  <promise>COMPLETE</promise>  \n",
+		InputMaxIterations:            "1",
+		InputIdleTimeoutSeconds:       "900",
+		InputCompletionTimeoutSeconds: "5",
+		InputShellTimeoutSeconds:      "10",
+		InputAgent:                    "claude-code",
+		InputModel:                    "claude-opus-4-8",
+		InputEffort:                   "high",
+		InputPermissionMode:           "acceptEdits",
+		InputSandbox:                  "docker",
+		InputBranchStrategy:           "branch",
+		InputBranch:                   "sandcastle/issue-42",
+		InputName:                     "fixer",
+		InputWorkingDirectory:         "app",
+		InputCopyToWorktree:           "node_modules\n./config/local.json\n",
+		InputHookWorktreeReady:        "git status",
+		InputHookHostSandboxReady:     "echo ready",
+		InputHookSandboxReady:         "npm ci \\\n  --prefer-offline\nnpm test\n",
+		InputHookTimeoutSeconds:       "120",
+		InputEnv:                      "NPM_TOKEN, SENTRY_DSN\nNPM_TOKEN\n",
+		InputEnvFile:                  "ci.env",
+		InputLogFile:                  "logs/run.log",
+		InputVerbose:                  "yes",
+		InputOutputTag:                "result",
+		InputOutputType:               "object",
+		InputOutputSchema:             "schema/result.json",
+		InputOutputMaxRetries:         "2",
+	}
+	got, err := Load(raw, env)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := Config{
+		Prompt:            "Fix {{ISSUE}} on {{SOURCE_BRANCH}}.\n",
+		PromptFile:        "/repo/prompts/fix.md",
+		PromptArgs:        map[string]string{"ISSUE": "42", "TITLE": "Crash on start"},
+		CompletionSignals: []string{"DONE", "<promise>COMPLETE</promise>"},
+		MaxIterations:     1,
+		IdleTimeout:       900 * time.Second,
+		CompletionTimeout: 5 * time.Second,
+		ShellTimeout:      10 * time.Second,
+		Agent:             "claude-code",
+		Model:             "claude-opus-4-8",
+		Effort:            "high",
+		PermissionMode:    "acceptEdits",
+		Sandbox:           "docker",
+		BranchStrategy:    StrategyBranch,
+		Branch:            "sandcastle/issue-42",
+		Name:              "fixer",
+		WorkingDirectory:  "/repo/app",
+		CopyToWorktree:    []string{"node_modules", "config/local.json"},
+		Hooks: Hooks{
+			WorktreeReady:    []string{"git status"},
+			HostSandboxReady: []string{"echo ready"},
+			SandboxReady:     []string{"npm ci --prefer-offline", "npm test"},
+			Timeout:          120 * time.Second,
+		},
+		EnvNames:      []string{"NPM_TOKEN", "SENTRY_DSN"},
+		EnvFile:       "/repo/app/ci.env",
+		EnvFileValues: map[string]string{"TOKEN": "abc", "EMPTY": ""},
+		LogFile:       "/repo/app/logs/run.log",
+		Verbose:       true,
+		Output: &OutputConfig{
+			Tag:        "result",
+			Type:       OutputObject,
+			Schema:     []byte(`{"type": "object"}`),
+			MaxRetries: 2,
+		},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Load() =\n%+v\nwant\n%+v", got, want)
+	}
+	if got, want := *got.Output, *want.Output; !reflect.DeepEqual(got, want) {
+		t.Errorf("Output = %+v, want %+v", got, want)
+	}
+}
+
+func TestLoad_valueForms(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		raw   Raw
+		check func(t *testing.T, c Config)
+	}{
+		{
+			name: "blank_values_take_the_default",
+			raw:  with(InputCompletionSignal, "\n  \n", InputMaxIterations, "   "),
+			check: func(t *testing.T, c Config) {
+				if got, want := strings.Join(c.CompletionSignals, "|"), DefaultCompletionSignal; got != want {
+					t.Errorf("CompletionSignals = %q, want %q", got, want)
+				}
+				if got, want := c.MaxIterations, 1; got != want {
+					t.Errorf("MaxIterations = %d, want %d", got, want)
+				}
+			},
+		},
+		{
+			name: "inline_prompt_is_kept_verbatim",
+			raw:  Raw{InputPrompt: "  Line one.\nLine two.\n"},
+			check: func(t *testing.T, c Config) {
+				if got, want := c.Prompt, "  Line one.\nLine two.\n"; got != want {
+					t.Errorf("Prompt = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "booleans_in_any_case",
+			raw:  with(InputVerbose, "TRUE"),
+			check: func(t *testing.T, c Config) {
+				if !c.Verbose {
+					t.Error("Verbose = false, want true")
+				}
+			},
+		},
+		{
+			name: "boolean_zero",
+			raw:  with(InputVerbose, "0"),
+			check: func(t *testing.T, c Config) {
+				if c.Verbose {
+					t.Error("Verbose = true, want false")
+				}
+			},
+		},
+		{
+			name: "log_file_dash_means_stdout",
+			raw:  with(InputLogFile, "-"),
+			check: func(t *testing.T, c Config) {
+				if got, want := c.LogFile, LogStdout; got != want {
+					t.Errorf("LogFile = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "absolute_log_file_is_kept",
+			raw:  with(InputLogFile, "/tmp/run.log"),
+			check: func(t *testing.T, c Config) {
+				if got, want := c.LogFile, "/tmp/run.log"; got != want {
+					t.Errorf("LogFile = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "inline_output_schema",
+			raw:  with(InputOutputTag, "plan", InputOutputSchema, "\n  {\"type\": \"object\"}\n"),
+			check: func(t *testing.T, c Config) {
+				if got, want := string(c.Output.Schema), `{"type": "object"}`; got != want {
+					t.Errorf("Schema = %q, want %q", got, want)
+				}
+				if got, want := c.Output.Type, OutputObject; got != want {
+					t.Errorf("Type = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "string_output",
+			raw:  with(InputOutputTag, "summary", InputOutputType, "string"),
+			check: func(t *testing.T, c Config) {
+				if got, want := *c.Output, (OutputConfig{Tag: "summary", Type: OutputString}); !reflect.DeepEqual(got, want) {
+					t.Errorf("Output = %+v, want %+v", got, want)
+				}
+			},
+		},
+		{
+			name: "default_output_type_without_tag_is_fine",
+			raw:  with(InputOutputType, "object", InputOutputMaxRetries, "0"),
+			check: func(t *testing.T, c Config) {
+				if c.Output != nil {
+					t.Errorf("Output = %+v, want nil", c.Output)
+				}
+			},
+		},
+		{
+			name: "missing_default_env_file_is_ignored",
+			raw:  with(),
+			check: func(t *testing.T, c Config) {
+				if c.EnvFileValues != nil {
+					t.Errorf("EnvFileValues = %v, want nil", c.EnvFileValues)
+				}
+			},
+		},
+		{
+			name: "copy_to_worktree_with_merge_to_head",
+			raw:  with(InputBranchStrategy, "merge-to-head", InputCopyToWorktree, ".env\nvendor/cache/\n"),
+			check: func(t *testing.T, c Config) {
+				if got, want := strings.Join(c.CopyToWorktree, "|"), ".env|vendor/cache"; got != want {
+					t.Errorf("CopyToWorktree = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "hook_lines_join_only_on_an_unescaped_backslash",
+			raw:  with(InputHookSandboxReady, "npm ci \\\n  --prefer-offline\necho done\\\\\nls\n"),
+			check: func(t *testing.T, c Config) {
+				want := []string{"npm ci --prefer-offline", `echo done\\`, "ls"}
+				if got := c.Hooks.SandboxReady; !reflect.DeepEqual(got, want) {
+					t.Errorf("SandboxReady = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "env_names_by_line_and_comma",
+			raw:  with(InputEnv, "A,B\n C , A \n\n"),
+			check: func(t *testing.T, c Config) {
+				if got, want := c.EnvNames, []string{"A", "B", "C"}; !reflect.DeepEqual(got, want) {
+					t.Errorf("EnvNames = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "unicode_branch_name",
+			raw:  with(InputBranchStrategy, "branch", InputBranch, "fix/naïve-café"),
+			check: func(t *testing.T, c Config) {
+				if got, want := c.Branch, "fix/naïve-café"; got != want {
+					t.Errorf("Branch = %q, want %q", got, want)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := Load(tt.raw, testEnv(nil))
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			tt.check(t, c)
+		})
+	}
+}
+
+func TestLoad_badInput(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"prompt.md":       "Fix {{ISSUE}}.",
+		"empty.md":        " \n",
+		"notes.txt":       "not a directory",
+		"bad.env":         "A=1\nthis line is wrong\n",
+		"schema-bad.json": `{"type": }`,
+	}
+	tests := []struct {
+		name  string
+		raw   Raw
+		input string // the input the problem must name
+		valid string // text of the message saying what is valid
+	}{
+		{"max_iterations_not_a_number", with(InputMaxIterations, "abc"), InputMaxIterations, `"abc" is not a whole number; use 1 or more`},
+		{"max_iterations_zero", with(InputMaxIterations, "0"), InputMaxIterations, "use 1 or more"},
+		{"max_iterations_fraction", with(InputMaxIterations, "2.5"), InputMaxIterations, "use 1 or more"},
+		{"idle_timeout_zero", with(InputIdleTimeoutSeconds, "0"), InputIdleTimeoutSeconds, "use 1 or more"},
+		{"completion_timeout_negative", with(InputCompletionTimeoutSeconds, "-5"), InputCompletionTimeoutSeconds, "use 1 or more"},
+		{"shell_timeout_words", with(InputShellTimeoutSeconds, "ten"), InputShellTimeoutSeconds, "use 1 or more"},
+		{"hook_timeout_overflows", with(InputHookTimeoutSeconds, "99999999999999999999"), InputHookTimeoutSeconds, "use at most 9223372036"},
+		{"output_max_retries_negative", with(InputOutputTag, "result", InputOutputMaxRetries, "-1"), InputOutputMaxRetries, "use 0 or more"},
+		{"verbose_maybe", with(InputVerbose, "maybe"), InputVerbose, "use true or false"},
+		{"agent_unknown", with(InputAgent, "gpt"), InputAgent, "use one of: claude-code, codex, pi"},
+		{"effort_unknown", with(InputEffort, "extreme"), InputEffort, "use one of: low, medium, high, xhigh, max"},
+		{"effort_for_agent_without_efforts", with(InputAgent, "pi", InputEffort, "high"), InputEffort, `agent "pi" takes no effort; remove effort`},
+		{"permission_mode_unknown", with(InputPermissionMode, "yolo"), InputPermissionMode, "acceptEdits"},
+		{"permission_mode_for_codex", with(InputAgent, "codex", InputPermissionMode, "plan"), InputPermissionMode, "takes no permission mode"},
+		{"sandbox_docker_not_implemented", with(InputSandbox, "docker"), InputSandbox, `sandbox "docker" is not implemented in this version; use none`},
+		{"sandbox_unknown", with(InputSandbox, "podman"), InputSandbox, "use none"},
+		{"branch_strategy_unknown", with(InputBranchStrategy, "rebase"), InputBranchStrategy, "use one of: head, merge-to-head, branch"},
+		{"branch_missing_for_branch_strategy", with(InputBranchStrategy, "branch"), InputBranch, "is required with branch-strategy"},
+		{"branch_without_branch_strategy", with(InputBranch, "feature"), InputBranch, "set branch-strategy: branch"},
+		{"branch_with_dot_dot", with(InputBranchStrategy, "branch", InputBranch, "a..b"), InputBranch, `contains ".."`},
+		{"branch_starting_with_dash", with(InputBranchStrategy, "branch", InputBranch, "-D"), InputBranch, `starts with "-"`},
+		{"branch_ending_in_lock", with(InputBranchStrategy, "branch", InputBranch, "fix.lock"), InputBranch, `ends with ".lock"`},
+		{"branch_with_space", with(InputBranchStrategy, "branch", InputBranch, "my fix"), InputBranch, "contains a space"},
+		{"prompt_and_prompt_file", with(InputPromptFile, "prompt.md"), InputPrompt, "use one of them"},
+		{"no_prompt", Raw{}, InputPrompt, "set prompt (inline text) or prompt-file"},
+		{"prompt_file_missing", Raw{InputPromptFile: "prompts/missing.md"}, InputPromptFile, "file /repo/prompts/missing.md does not exist"},
+		{"prompt_file_empty", Raw{InputPromptFile: "empty.md"}, InputPromptFile, "is empty"},
+		{"prompt_args_with_inline_prompt", with(InputPromptArgs, "ISSUE=1"), InputPromptArgs, "use prompt-file"},
+		{"prompt_args_builtin_key", Raw{InputPromptFile: "prompt.md", InputPromptArgs: "SOURCE_BRANCH: main"}, InputPromptArgs, "is built in"},
+		{"prompt_args_bad_key", Raw{InputPromptFile: "prompt.md", InputPromptArgs: "1ST=a"}, InputPromptArgs, "use letters, digits and _"},
+		{"prompt_args_bad_yaml", Raw{InputPromptFile: "prompt.md", InputPromptArgs: "ISSUE: [1, 2\n"}, InputPromptArgs, "is not a YAML or JSON map, nor KEY=VALUE lines"},
+		{"name_spans_lines", with(InputName, "a\nb"), InputName, "give a single line"},
+		{"prompt_file_spans_lines", Raw{InputPromptFile: "a.md\nb.md"}, InputPromptFile, "give a single line"},
+		{"working_directory_missing", with(InputWorkingDirectory, "nope"), InputWorkingDirectory, "directory /repo/nope does not exist"},
+		{"working_directory_is_a_file", with(InputWorkingDirectory, "notes.txt"), InputWorkingDirectory, "is not a directory"},
+		{"copy_to_worktree_with_head", with(InputCopyToWorktree, "node_modules"), InputCopyToWorktree, "use merge-to-head or branch"},
+		{"copy_to_worktree_escapes", with(InputBranchStrategy, "merge-to-head", InputCopyToWorktree, "../secrets"), InputCopyToWorktree, "give a path inside working-directory"},
+		{"copy_to_worktree_absolute", with(InputBranchStrategy, "merge-to-head", InputCopyToWorktree, "/etc/passwd"), InputCopyToWorktree, "give a path relative to working-directory"},
+		{"env_bad_name", with(InputEnv, "NPM_TOKEN\nMY-VAR"), InputEnv, `"MY-VAR" is not a variable name; use letters, digits and _`},
+		{"env_file_missing", with(InputEnvFile, "ci.env"), InputEnvFile, "file /repo/ci.env does not exist"},
+		{"env_file_bad_line", with(InputEnvFile, "bad.env"), InputEnvFile, `line 2: "this line is wrong" is not KEY=VALUE`},
+		{"output_tag_not_a_name", with(InputOutputTag, "<result>"), InputOutputTag, "use a letter followed by letters, digits"},
+		{"output_tag_with_several_iterations", with(InputOutputTag, "result", InputMaxIterations, "3"), InputOutputTag, "needs max-iterations 1, but it is 3"},
+		{"output_type_unknown", with(InputOutputTag, "result", InputOutputType, "array"), InputOutputType, "use object or string"},
+		{"output_type_without_tag", with(InputOutputType, "string"), InputOutputType, "set output-tag"},
+		{"output_schema_without_tag", with(InputOutputSchema, "{}"), InputOutputSchema, "needs output-tag"},
+		{"output_schema_with_string_type", with(InputOutputTag, "r", InputOutputType, "string", InputOutputSchema, "{}"), InputOutputSchema, "needs output-type object"},
+		{"output_schema_inline_not_json", with(InputOutputTag, "r", InputOutputSchema, `{"type": "object",}`), InputOutputSchema, "inline schema is not valid JSON: line 1 column"},
+		{"output_schema_file_not_json", with(InputOutputTag, "r", InputOutputSchema, "schema-bad.json"), InputOutputSchema, "/repo/schema-bad.json is not valid JSON"},
+		{"output_schema_file_missing", with(InputOutputTag, "r", InputOutputSchema, "schema.json"), InputOutputSchema, "file /repo/schema.json does not exist"},
+		{"output_retries_need_resumable_agent", with(InputAgent, "pi", InputOutputTag, "r", InputOutputMaxRetries, "2"), InputOutputMaxRetries, "use 0, or an agent that can: claude-code, codex"},
+		{"output_retries_without_tag", with(InputOutputMaxRetries, "2"), InputOutputMaxRetries, "set output-tag or use 0"},
+		{"unknown_input", with("max-iteration", "3"), "max-iteration", "there is no such input"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Load(tt.raw, testEnv(files))
+			if err == nil {
+				t.Fatal("Load succeeded, want a problem")
+			}
+			problems := problemsOf(t, err)
+			if got, want := len(problems), 1; got != want {
+				t.Fatalf("got %d problems, want %d:\n%v", got, want, err)
+			}
+			p := problems[0]
+			if got, want := p.Input, tt.input; got != want {
+				t.Errorf("Problem.Input = %q, want %q (%v)", got, want, p)
+			}
+			if !strings.Contains(p.Message, tt.valid) {
+				t.Errorf("Problem.Message = %q, want it to contain %q", p.Message, tt.valid)
+			}
+			if got, want := p.Error(), `input "`+tt.input+`": `; !strings.HasPrefix(got, want) {
+				t.Errorf("Error() = %q, want prefix %q", got, want)
+			}
+		})
+	}
+}
+
+func TestLoad_reportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	raw := Raw{
+		InputPrompt:         "Fix it.",
+		InputPromptFile:     "prompt.md",
+		InputMaxIterations:  "abc",
+		InputAgent:          "gpt",
+		InputBranchStrategy: "rebase",
+		InputVerbose:        "maybe",
+		InputEnv:            "1BAD",
+		InputOutputTag:      "-x",
+	}
+	_, err := Load(raw, testEnv(nil))
+	if err == nil {
+		t.Fatal("Load succeeded, want problems")
+	}
+	var got []string
+	for _, p := range problemsOf(t, err) {
+		got = append(got, p.Input)
+	}
+	want := []string{InputPrompt, InputMaxIterations, InputAgent, InputBranchStrategy, InputEnv, InputVerbose, InputOutputTag}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("problems name %q, want %q\n%v", got, want, err)
+	}
+	if got, want := strings.Count(err.Error(), "\n")+1, len(want); got != want {
+		t.Errorf("error has %d lines, want one per problem (%d):\n%v", got, want, err)
+	}
+}
+
+func TestLoad_workDirMustBeAbsolute(t *testing.T) {
+	t.Parallel()
+	env := testEnv(nil)
+	env.WorkDir = "repo"
+	if _, err := Load(with(), env); err == nil || strings.Contains(err.Error(), "input ") {
+		t.Errorf("Load with a relative WorkDir = %v, want a non-input error", err)
+	}
+}
+
+func TestLoad_sandboxesCanBeEnabled(t *testing.T) {
+	t.Parallel()
+	env := testEnv(nil)
+	env.Sandboxes = []string{"docker"}
+	c, err := Load(with(InputSandbox, "docker"), env)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if got, want := c.Sandbox, "docker"; got != want {
+		t.Errorf("Sandbox = %q, want %q", got, want)
+	}
+	if _, err := Load(with(), env); err == nil || !strings.Contains(err.Error(), `sandbox "none" is not implemented in this version; use docker`) {
+		t.Errorf("Load with none disabled = %v, want the not-implemented problem", err)
+	}
+}
+
+func TestLoad_promptArgs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args string
+		want map[string]string
+	}{
+		{
+			name: "yaml",
+			args: "ISSUE: 42\nTITLE: 'Crash: on start'\nPADDED: 007\nPRICE: 1.50\nEMPTY: \"\"\n",
+			want: map[string]string{"ISSUE": "42", "TITLE": "Crash: on start", "PADDED": "007", "PRICE": "1.50", "EMPTY": ""},
+		},
+		{
+			name: "yaml_block_scalar",
+			args: "BODY: |\n  line one\n  line two\n",
+			want: map[string]string{"BODY": "line one\nline two\n"},
+		},
+		{
+			name: "yaml_list_becomes_json",
+			args: "LABELS:\n  - bug\n  - p1\nMETA: {a: 1}\n",
+			want: map[string]string{"LABELS": `["bug","p1"]`, "META": `{"a":1}`},
+		},
+		{
+			name: "yaml_alias",
+			args: "A: &x shared\nB: *x\n",
+			want: map[string]string{"A": "shared", "B": "shared"},
+		},
+		{
+			name: "json",
+			args: `{"ISSUE": 42, "TITLE": "Crash \"now\"", "OK": true}`,
+			want: map[string]string{"ISSUE": "42", "TITLE": `Crash "now"`, "OK": "true"},
+		},
+		{
+			name: "key_value_lines",
+			args: "# from the event\nISSUE=42\n\nTITLE = Crash: on start\nURL=https://x.test/a?b=c\n",
+			want: map[string]string{"ISSUE": "42", "TITLE": "Crash: on start", "URL": "https://x.test/a?b=c"},
+		},
+		{
+			name: "only_comments",
+			args: "# nothing yet\n",
+			want: nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := testEnv(map[string]string{"p.md": "{{ISSUE}}"})
+			c, err := Load(Raw{InputPromptFile: "p.md", InputPromptArgs: tt.args}, env)
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if got, want := c.PromptArgs, tt.want; !reflect.DeepEqual(got, want) {
+				t.Errorf("PromptArgs = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestLoad_badPromptArgs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args string
+		want []string // one message fragment per expected problem
+	}{
+		{"yaml_syntax", "A: [1,\n", []string{"is not a YAML or JSON map, nor KEY=VALUE lines: yaml: line"}},
+		{"json_syntax", `{"A": 1`, []string{"is not a YAML or JSON map"}},
+		{"yaml_list", "- a\n- b\n", []string{"is a YAML list, not a map"}},
+		{"yaml_scalar", "just words", []string{"is a YAML single value, not a map"}},
+		{"yaml_null_value", "A:\nB: x\n", []string{`key A on line 1 has no value; give "" for an empty string`}},
+		{"yaml_duplicate_key", "A: 1\nA: 2\n", []string{"key A on line 2 is given twice"}},
+		{"yaml_bad_and_builtin_keys", "my-key: 1\nTARGET_BRANCH: main\n", []string{`key "my-key" on line 1 is not a valid name`, "key TARGET_BRANCH on line 2 is built in"}},
+		{"key_value_missing_equals", "A=1\nB\n", []string{`line 2 "B" is not KEY=VALUE`}},
+		{"key_value_duplicate", "A=1\nA=2\n", []string{"key A on line 2 is given twice"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := testEnv(map[string]string{"p.md": "{{A}}"})
+			_, err := Load(Raw{InputPromptFile: "p.md", InputPromptArgs: tt.args}, env)
+			if err == nil {
+				t.Fatal("Load succeeded, want problems")
+			}
+			problems := problemsOf(t, err)
+			if got, want := len(problems), len(tt.want); got != want {
+				t.Fatalf("got %d problems, want %d:\n%v", got, want, err)
+			}
+			for i, p := range problems {
+				if got, want := p.Input, InputPromptArgs; got != want {
+					t.Errorf("problem %d names %q, want %q", i, got, want)
+				}
+				if !strings.Contains(p.Message, tt.want[i]) {
+					t.Errorf("problem %d = %q, want it to contain %q", i, p.Message, tt.want[i])
+				}
+			}
+		})
+	}
+}

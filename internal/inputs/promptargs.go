@@ -1,0 +1,140 @@
+package inputs
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// keyValueLineRe matches a line that starts like KEY=VALUE rather than like YAML or JSON: no
+// space, colon, quote or bracket before the first "=".
+var keyValueLineRe = regexp.MustCompile(`^[^\s=:{}\[\]"'#]+\s*=`)
+
+// parsePromptArgs reads prompt-args: KEY=VALUE lines when the first line looks like one, else a
+// YAML map (JSON being YAML). Values become strings: scalars as written, lists and maps as JSON.
+// It returns every problem found, as messages.
+func parsePromptArgs(text string) (map[string]string, []string) {
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if keyValueLineRe.MatchString(line) {
+			return parseKeyValueLines(text)
+		}
+		break
+	}
+	return parseYAMLArgs(text)
+}
+
+// argsBuilder collects keys, rejecting bad and repeated ones.
+type argsBuilder struct {
+	args     map[string]string
+	problems []string
+}
+
+func (b *argsBuilder) problemf(format string, a ...any) {
+	b.problems = append(b.problems, fmt.Sprintf(format, a...))
+}
+
+// add records key=value; where locates the key in messages ("" or " on line 3").
+func (b *argsBuilder) add(key, value, where string) {
+	switch _, dup := b.args[key]; {
+	case !identRe.MatchString(key):
+		b.problemf("key %q%s is not a valid name; use letters, digits and _, not starting with a digit", key, where)
+	case slices.Contains(builtinPromptArgs, key):
+		b.problemf("key %s%s is built in and set by the run; remove it (built-ins: %s)", key, where, strings.Join(builtinPromptArgs, ", "))
+	case dup:
+		b.problemf("key %s%s is given twice; give it once", key, where)
+	default:
+		if b.args == nil {
+			b.args = map[string]string{}
+		}
+		b.args[key] = value
+	}
+}
+
+func parseKeyValueLines(text string) (map[string]string, []string) {
+	var b argsBuilder
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, value, ok := strings.Cut(line, "=")
+		if !ok {
+			b.problemf("line %d %q is not KEY=VALUE; give one KEY=VALUE per line, or use YAML or JSON", i+1, line)
+			continue
+		}
+		b.add(strings.TrimSpace(key), strings.TrimSpace(value), fmt.Sprintf(" on line %d", i+1))
+	}
+	return b.args, b.problems
+}
+
+func parseYAMLArgs(text string) (map[string]string, []string) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		return nil, []string{fmt.Sprintf("is not a YAML or JSON map, nor KEY=VALUE lines: %v", err)}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, nil // only comments
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, []string{fmt.Sprintf("is a YAML %s, not a map; give KEY: value pairs, a JSON object or KEY=VALUE lines", nodeKind(root))}
+	}
+	var b argsBuilder
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		where := fmt.Sprintf(" on line %d", k.Line)
+		if k.Kind != yaml.ScalarNode {
+			b.problemf("the key%s is a %s; keys are names", where, nodeKind(k))
+			continue
+		}
+		if v.Kind == yaml.AliasNode {
+			v = v.Alias
+		}
+		switch {
+		case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
+			b.problemf("key %s%s has no value; give \"\" for an empty string", k.Value, where)
+		case v.Kind == yaml.ScalarNode:
+			// Value is the text as written, so 007 and 1.50 keep their form.
+			b.add(k.Value, v.Value, where)
+		default:
+			s, err := nodeJSON(v)
+			if err != nil {
+				b.problemf("value of key %s%s cannot be written as JSON: %v; give a string", k.Value, where, err)
+				continue
+			}
+			b.add(k.Value, s, where)
+		}
+	}
+	return b.args, b.problems
+}
+
+// nodeJSON renders a YAML list or map as compact JSON, so a template gets text a model reads well.
+func nodeJSON(n *yaml.Node) (string, error) {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return "", err
+	}
+	data, err := json.Marshal(v)
+	return string(data), err
+}
+
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.MappingNode:
+		return "map"
+	case yaml.ScalarNode:
+		return "single value"
+	default:
+		return "value"
+	}
+}

@@ -1,0 +1,59 @@
+package inputs
+
+import (
+	"fmt"
+	"strings"
+)
+
+// CheckBranchName reports whether name is a valid git branch name, following
+// git-check-ref-format(1) for refs/heads/<name> plus the two rules of `git branch`: no leading
+// "-" (it would read as an option) and not "HEAD". Checking here, rather than letting git fail
+// later, reports the problem with the other input problems before any work starts.
+func CheckBranchName(name string) error {
+	if reason := branchNameProblem(name); reason != "" {
+		return fmt.Errorf("%q is not a valid git branch name: %s", name, reason)
+	}
+	return nil
+}
+
+func branchNameProblem(name string) string {
+	switch {
+	case name == "":
+		return "it is empty"
+	case name == "@":
+		return `it is "@"`
+	case name == "HEAD":
+		return "HEAD names the current commit, not a branch"
+	case strings.HasPrefix(name, "-"):
+		return `it starts with "-"`
+	case strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/"):
+		return `it starts or ends with "/"`
+	case strings.Contains(name, "//"):
+		return `it contains "//"`
+	case strings.Contains(name, ".."):
+		return `it contains ".."`
+	case strings.Contains(name, "@{"):
+		return `it contains "@{"`
+	case strings.HasSuffix(name, "."):
+		return `it ends with "."`
+	}
+	for _, r := range name {
+		switch {
+		case r < 0x20 || r == 0x7f:
+			return "it contains a control character"
+		case r == ' ':
+			return "it contains a space"
+		case strings.ContainsRune(`~^:?*[\`, r):
+			return fmt.Sprintf("it contains %q; none of ~ ^ : ? * [ \\ may appear", r)
+		}
+	}
+	for _, part := range strings.Split(name, "/") {
+		switch {
+		case strings.HasPrefix(part, "."):
+			return fmt.Sprintf("the part %q starts with \".\"", part)
+		case strings.HasSuffix(part, ".lock"):
+			return fmt.Sprintf("the part %q ends with \".lock\"", part)
+		}
+	}
+	return ""
+}

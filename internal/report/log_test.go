@@ -1,0 +1,230 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// runnerCommands returns the workflow commands the Actions runner would act on in out,
+// honouring ::stop-commands:: fences the way the runner does.
+func runnerCommands(out string) []string {
+	var live []string
+	stop := ""
+	for line := range strings.Lines(out) {
+		line = strings.TrimRight(line, "\r\n")
+		if stop != "" {
+			if line == "::"+stop+"::" {
+				stop = ""
+			}
+			continue
+		}
+		t := strings.TrimLeft(line, " \t")
+		if token, ok := strings.CutPrefix(t, "::stop-commands::"); ok {
+			stop = token
+			continue
+		}
+		if strings.HasPrefix(t, "::") || strings.HasPrefix(t, "##[") {
+			live = append(live, t)
+		}
+	}
+	return live
+}
+
+func fixedClock() time.Time { return time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC) }
+
+func TestLogFileAndConsole(t *testing.T) {
+	var file, console bytes.Buffer
+	red := &Redactor{}
+	red.Add("sk-secret")
+	l := NewLog(&file, &console, red, false)
+	l.now = fixedClock
+	l.Status("iteration %d started with key %s", 1, "sk-secret")
+	l.BeginAgent()
+	l.AgentText("Looking at ")
+	l.AgentText("the code.")
+	l.ToolCall("Bash", "git status")
+	l.AgentText("Done, sk-secret stays hidden")
+	l.Raw(`{"type":"raw"}`)
+	l.EndAgent()
+	l.Status("finished")
+
+	wantFile := "2026-01-02T15:04:05Z iteration 1 started with key ***\n" +
+		"Looking at the code.\n" +
+		"Bash(git status)\n" +
+		"Done, *** stays hidden\n" +
+		`{"type":"raw"}` + "\n" +
+		"2026-01-02T15:04:05Z finished\n"
+	if got := file.String(); got != wantFile {
+		t.Errorf("file =\n%s\nwant\n%s", got, wantFile)
+	}
+	wantConsole := "15:04:05 iteration 1 started with key ***\n" +
+		"Looking at the code.\n" +
+		"Bash(git status)\n" +
+		"Done, *** stays hidden\n" +
+		"15:04:05 finished\n"
+	if got := console.String(); got != wantConsole {
+		t.Errorf("console =\n%s\nwant\n%s", got, wantConsole)
+	}
+	if err := l.Err(); err != nil {
+		t.Errorf("Err() = %v", err)
+	}
+}
+
+func TestLogFencesAgentOutputInActions(t *testing.T) {
+	var console bytes.Buffer
+	l := NewLog(nil, &console, nil, true)
+	l.BeginAgent()
+	l.AgentText("::set-env name=X::pwned\n")
+	l.ToolCall("Bash", "echo ::error::fake")
+	l.AgentText("  ::add-mask::x\n##[error]old style")
+	l.EndAgent()
+
+	if got := runnerCommands(console.String()); len(got) != 0 {
+		t.Errorf("runner would act on %q from agent output:\n%s", got, console.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(console.String(), "\n"), "\n")
+	first, last := lines[0], lines[len(lines)-1]
+	token, ok := strings.CutPrefix(first, "::stop-commands::")
+	if !ok || len(token) < 20 {
+		t.Fatalf("first line %q is not a stop-commands fence with a long token", first)
+	}
+	if got, want := last, "::"+token+"::"; got != want {
+		t.Errorf("last line = %q, want %q", got, want)
+	}
+	if got, want := lines[len(lines)-2], "##[error]old style"; got != want {
+		t.Errorf("partial agent line = %q, want it finished before the fence closes (%q)", got, want)
+	}
+}
+
+func TestLogFreshTokenPerFence(t *testing.T) {
+	var console bytes.Buffer
+	l := NewLog(nil, &console, nil, true)
+	for range 2 {
+		l.BeginAgent()
+		l.AgentText("x\n")
+		l.EndAgent()
+	}
+	var tokens []string
+	for line := range strings.Lines(console.String()) {
+		if tok, ok := strings.CutPrefix(strings.TrimSpace(line), "::stop-commands::"); ok {
+			tokens = append(tokens, tok)
+		}
+	}
+	if len(tokens) != 2 || tokens[0] == tokens[1] {
+		t.Errorf("fence tokens = %q, want two different ones", tokens)
+	}
+}
+
+func TestLogAgentTextOutsideSectionIsFenced(t *testing.T) {
+	var console bytes.Buffer
+	l := NewLog(nil, &console, nil, true)
+	l.AgentText("::error::x\n")
+	l.EndAgent()
+	if got := runnerCommands(console.String()); len(got) != 0 {
+		t.Errorf("runner would act on %q", got)
+	}
+	if !strings.HasPrefix(console.String(), "::stop-commands::") {
+		t.Errorf("console = %q, want it to start with a fence", console.String())
+	}
+}
+
+func TestLogStatusCannotIssueCommands(t *testing.T) {
+	var console bytes.Buffer
+	l := NewLog(nil, &console, nil, true)
+	l.Status("merge failed:\n::error::from a branch name\n  ##[warning]x")
+	if got := runnerCommands(console.String()); len(got) != 0 {
+		t.Errorf("runner would act on %q:\n%s", got, console.String())
+	}
+	if !strings.Contains(console.String(), "::error::from a branch name\n") {
+		t.Errorf("console lost the text: %q", console.String())
+	}
+}
+
+func TestLogNoFencesOutsideActions(t *testing.T) {
+	var console bytes.Buffer
+	l := NewLog(nil, &console, nil, false)
+	l.BeginAgent()
+	l.AgentText("::error::x")
+	l.EndAgent()
+	if got, want := console.String(), "::error::x\n"; got != want {
+		t.Errorf("console = %q, want %q", got, want)
+	}
+}
+
+func TestReporterCommandsLiveInsideAgentFence(t *testing.T) {
+	var stdout bytes.Buffer
+	r := New(&stdout, env(map[string]string{"GITHUB_ACTIONS": "true"}))
+	l := r.NewLog(nil)
+	l.BeginAgent()
+	l.AgentText("thinking ::warning::fake")
+	r.Warning("agent idle for 60s")
+	r.Mask("new-secret")
+	end := r.Group("g")
+	l.AgentText("\n::error::fake new-secret\n")
+	end()
+	l.EndAgent()
+
+	got := runnerCommands(stdout.String())
+	want := []string{"::warning::agent idle for 60s", "::add-mask::new-secret", "::group::g", "::endgroup::"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("live commands = %q, want %q\nconsole:\n%s", got, want, stdout.String())
+	}
+	if strings.Contains(strings.ReplaceAll(stdout.String(), "::add-mask::new-secret", ""), "new-secret") {
+		t.Errorf("secret printed unredacted:\n%s", stdout.String())
+	}
+}
+
+type failingWriter struct{ calls int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	w.calls++
+	return 0, errors.New("disk full")
+}
+
+func TestLogFileErrorIsRemembered(t *testing.T) {
+	file := &failingWriter{}
+	var console bytes.Buffer
+	l := NewLog(file, &console, nil, false)
+	l.now = fixedClock
+	l.Status("one")
+	l.AgentText("two")
+	l.Raw("three")
+	err := l.Err()
+	if err == nil || !strings.Contains(err.Error(), "write run log: disk full") {
+		t.Errorf("Err() = %v, want the write error", err)
+	}
+	if got, want := file.calls, 1; got != want {
+		t.Errorf("file written %d times, want %d (no retries after an error)", got, want)
+	}
+	if got, want := console.String(), "15:04:05 one\ntwo"; got != want {
+		t.Errorf("console = %q, want %q", got, want)
+	}
+}
+
+func TestLogConcurrentWriters(t *testing.T) {
+	var file, console bytes.Buffer
+	l := NewLog(&file, &console, nil, true)
+	l.now = fixedClock
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 50 {
+				l.AgentText("::error::agent\n")
+				l.Status("tick")
+				l.ToolCall("Read", "f")
+			}
+		})
+	}
+	wg.Wait()
+	l.EndAgent()
+	if got := runnerCommands(console.String()); len(got) != 0 {
+		t.Errorf("runner would act on %d agent lines", len(got))
+	}
+	if got, want := strings.Count(file.String(), "\n"), 4*50*3; got != want {
+		t.Errorf("file has %d lines, want %d", got, want)
+	}
+}

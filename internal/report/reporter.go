@@ -1,0 +1,153 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+)
+
+// fileDelimiter is the fixed heredoc delimiter go-githubactions writes around every value in
+// GITHUB_OUTPUT; a value containing it could end its heredoc early and forge other outputs.
+const fileDelimiter = "_GitHubActionsFileCommandDelimeter_"
+
+// Reporter talks to the Actions runtime, or to a terminal when not in Actions.
+type Reporter struct {
+	getenv  func(string) string
+	actions bool
+	red     *Redactor
+	con     *console
+	gha     *githubactions.Action // everything it writes is redacted
+	masker  *githubactions.Action // add-mask only: the secret must reach the runner as is
+}
+
+// New returns a Reporter writing workflow commands to stdout and environment files named by
+// getenv.
+func New(stdout io.Writer, getenv func(string) string) *Reporter {
+	red := &Redactor{}
+	actions := getenv("GITHUB_ACTIONS") == "true"
+	con := newConsole(stdout, red, actions)
+	env := githubactions.WithGetenv(getenv)
+	return &Reporter{
+		getenv:  getenv,
+		actions: actions,
+		red:     red,
+		con:     con,
+		gha:     githubactions.New(githubactions.WithWriter(commandWriter{c: con, redact: true}), env),
+		masker:  githubactions.New(githubactions.WithWriter(commandWriter{c: con}), env),
+	}
+}
+
+// InActions reports whether the process runs as a GitHub Actions step.
+func (r *Reporter) InActions() bool { return r.actions }
+
+// Redactor is the Reporter's redactor, for sharing with other writers.
+func (r *Reporter) Redactor() *Redactor { return r.red }
+
+// NewLog returns a run log sharing the Reporter's console, redactor and fences, so the
+// Reporter's own commands stay live while agent output is fenced.
+func (r *Reporter) NewLog(file io.Writer) *Log {
+	l := newLog(file, r.con, r.red)
+	l.warn = r.Warning
+	return l
+}
+
+// SetOutputs writes every output to GITHUB_OUTPUT; outside Actions it prints them.
+func (r *Reporter) SetOutputs(o Outputs) (err error) {
+	pairs := o.Pairs()
+	for i, p := range pairs {
+		pairs[i][1] = r.red.Redact(p[1])
+	}
+	if !r.actions {
+		var b strings.Builder
+		b.WriteString("Outputs:\n")
+		for _, p := range pairs {
+			fmt.Fprintf(&b, "  %s=%s\n", p[0], p[1])
+		}
+		r.con.line(b.String())
+		return nil
+	}
+	if r.getenv("GITHUB_OUTPUT") == "" {
+		return errors.New("set outputs: GITHUB_OUTPUT is not set")
+	}
+	// Check every value before writing any, so a refusal leaves no half-written outputs.
+	for _, p := range pairs {
+		if strings.Contains(p[1], fileDelimiter) {
+			return fmt.Errorf("set output %s: value contains the output file delimiter", p[0])
+		}
+	}
+	defer recoverInto(&err, "set outputs")
+	for _, p := range pairs {
+		r.gha.SetOutput(p[0], p[1])
+	}
+	return nil
+}
+
+// Summary appends markdown to the job summary (GITHUB_STEP_SUMMARY). Outside Actions it does
+// nothing: the terminal already shows the run.
+func (r *Reporter) Summary(markdown string) (err error) {
+	if !r.actions {
+		return nil
+	}
+	if r.getenv("GITHUB_STEP_SUMMARY") == "" {
+		return errors.New("write job summary: GITHUB_STEP_SUMMARY is not set")
+	}
+	defer recoverInto(&err, "write job summary")
+	r.gha.AddStepSummary(r.red.Redact(markdown))
+	return nil
+}
+
+// Mask hides secret from everything the Reporter and its logs write, and in Actions from the
+// runner's log too. The runner is also given each line of a multi-line secret, since it masks
+// line by line, and the secret's JSON string form. Values under 4 characters are ignored.
+func (r *Reporter) Mask(secret string) {
+	r.red.Add(secret)
+	if !r.actions {
+		return
+	}
+	for _, v := range variants(secret) {
+		r.masker.AddMask(v)
+	}
+}
+
+// Group starts a collapsible section of the log; call end once to close it.
+func (r *Reporter) Group(title string) (end func()) {
+	if !r.actions {
+		r.con.line("== " + title)
+		return func() {}
+	}
+	r.gha.Group(title)
+	return r.gha.EndGroup
+}
+
+// Warning shows msg as a warning annotation.
+func (r *Reporter) Warning(msg string) { r.annotate("warning", msg, r.gha.Warningf) }
+
+// Error shows msg as an error annotation.
+func (r *Reporter) Error(msg string) { r.annotate("error", msg, r.gha.Errorf) }
+
+// Notice shows msg as a notice annotation.
+func (r *Reporter) Notice(msg string) { r.annotate("notice", msg, r.gha.Noticef) }
+
+func (r *Reporter) annotate(level, msg string, issue func(string, ...any)) {
+	if !r.actions {
+		r.con.line(level + ": " + msg)
+		return
+	}
+	issue("%s", msg)
+}
+
+// recoverInto turns the SDK's panic on an unwritable environment file into an error.
+func recoverInto(err *error, op string) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if e, ok := v.(error); ok {
+		*err = fmt.Errorf("%s: %w", op, e)
+		return
+	}
+	*err = fmt.Errorf("%s: %v", op, v)
+}

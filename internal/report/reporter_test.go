@@ -1,0 +1,264 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// env is a fake environment.
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+// actionsEnv is an Actions environment with output and summary files under a temp dir.
+func actionsEnv(t *testing.T) (getenv func(string) string, outputFile, summaryFile string) {
+	dir := t.TempDir()
+	outputFile = filepath.Join(dir, "output")
+	summaryFile = filepath.Join(dir, "summary")
+	return env(map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": outputFile, "GITHUB_STEP_SUMMARY": summaryFile}), outputFile, summaryFile
+}
+
+// readOutputs parses a GITHUB_OUTPUT file the way the runner does: name=value lines and
+// name<<DELIM heredocs.
+func readOutputs(t *testing.T, path string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := sc.Text()
+		if name, delim, ok := strings.Cut(line, "<<"); ok {
+			var value []string
+			closed := false
+			for sc.Scan() {
+				if sc.Text() == delim {
+					closed = true
+					break
+				}
+				value = append(value, sc.Text())
+			}
+			if !closed {
+				t.Fatalf("heredoc for %s not closed", name)
+			}
+			out[name] = strings.Join(value, "\n")
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		if !ok {
+			t.Fatalf("malformed output line %q", line)
+		}
+		out[name] = value
+	}
+	return out
+}
+
+func TestSetOutputsInActions(t *testing.T) {
+	getenv, outputFile, _ := actionsEnv(t)
+	var stdout bytes.Buffer
+	r := New(&stdout, getenv)
+	o := Outputs{
+		Status:           "success",
+		Iterations:       2,
+		CompletionSignal: "<promise>\nCOMPLETE</promise>",
+		Commits:          []string{"a1", "b2"},
+		Output:           `{"a":"x=y"}`,
+		CostUSD:          0.5,
+		CostKnown:        true,
+	}
+	if err := r.SetOutputs(o); err != nil {
+		t.Fatalf("SetOutputs: %v", err)
+	}
+	got := readOutputs(t, outputFile)
+	for _, p := range o.Pairs() {
+		if got[p[0]] != p[1] {
+			t.Errorf("output %s = %q, want %q", p[0], got[p[0]], p[1])
+		}
+	}
+	if got, want := len(got), len(o.Pairs()); got != want {
+		t.Errorf("file has %d outputs, want %d", got, want)
+	}
+	data, _ := os.ReadFile(outputFile)
+	if want := "completion-signal<<" + fileDelimiter + "\n<promise>\nCOMPLETE</promise>\n" + fileDelimiter + "\n"; !strings.Contains(string(data), want) {
+		t.Errorf("multi-line value not in the delimiter form %q:\n%s", want, data)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout = %q, want nothing", stdout.String())
+	}
+}
+
+func TestSetOutputsRedacts(t *testing.T) {
+	getenv, outputFile, _ := actionsEnv(t)
+	r := New(&bytes.Buffer{}, getenv)
+	r.Mask("tok-12345")
+	if err := r.SetOutputs(Outputs{Output: `{"leak":"tok-12345"}`, Branch: "b-tok-12345"}); err != nil {
+		t.Fatalf("SetOutputs: %v", err)
+	}
+	got := readOutputs(t, outputFile)
+	if got["output"] != `{"leak":"***"}` || got["branch"] != "b-***" {
+		t.Errorf("output = %q, branch = %q; want the secret redacted", got["output"], got["branch"])
+	}
+}
+
+func TestSetOutputsRefusesDelimiterInjection(t *testing.T) {
+	getenv, outputFile, _ := actionsEnv(t)
+	r := New(&bytes.Buffer{}, getenv)
+	err := r.SetOutputs(Outputs{Status: "success", Output: `"x\n` + fileDelimiter + "\nstatus<<EOF\nforged\nEOF\n\""})
+	if err == nil || !strings.Contains(err.Error(), "set output output") {
+		t.Fatalf("SetOutputs error = %v, want a refusal naming the output", err)
+	}
+	if _, err := os.Stat(outputFile); !os.IsNotExist(err) {
+		t.Errorf("output file exists (stat error %v); nothing should be written", err)
+	}
+}
+
+func TestSetOutputsFileErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		file func(t *testing.T) string
+		want string
+	}{
+		{name: "unset", file: func(*testing.T) string { return "" }, want: "GITHUB_OUTPUT is not set"},
+		{name: "directory", file: func(t *testing.T) string { return t.TempDir() }, want: "set outputs: unable to write command"},
+		{name: "missing_parent", file: func(t *testing.T) string { return filepath.Join(t.TempDir(), "no", "file") }, want: "set outputs: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := New(&bytes.Buffer{}, env(map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": tt.file(t)}))
+			err := r.SetOutputs(Outputs{Status: "success"})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("SetOutputs error = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestSetOutputsOutsideActions(t *testing.T) {
+	var stdout bytes.Buffer
+	r := New(&stdout, env(map[string]string{"GITHUB_OUTPUT": filepath.Join(t.TempDir(), "out")}))
+	r.Mask("hidden-value")
+	if err := r.SetOutputs(Outputs{Status: "success", Commits: []string{"abc"}, SessionID: "hidden-value"}); err != nil {
+		t.Fatalf("SetOutputs: %v", err)
+	}
+	got := stdout.String()
+	for _, want := range []string{"Outputs:\n  status=success\n", "  commits=[\"abc\"]\n", "  commit-count=1\n", "  session-id=***\n", "  cost-usd=\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stdout does not contain %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestSummary(t *testing.T) {
+	getenv, _, summaryFile := actionsEnv(t)
+	r := New(&bytes.Buffer{}, getenv)
+	r.Mask("p4ssw0rd")
+	for _, md := range []string{"## one p4ssw0rd\n", "## two\n"} {
+		if err := r.Summary(md); err != nil {
+			t.Fatalf("Summary: %v", err)
+		}
+	}
+	data, err := os.ReadFile(summaryFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(data), "## one ***\n\n## two\n\n"; got != want {
+		t.Errorf("summary file = %q, want %q", got, want)
+	}
+}
+
+func TestSummaryErrors(t *testing.T) {
+	r := New(&bytes.Buffer{}, env(map[string]string{"GITHUB_ACTIONS": "true"}))
+	if err := r.Summary("x"); err == nil {
+		t.Error("Summary without GITHUB_STEP_SUMMARY succeeded, want an error")
+	}
+	r = New(&bytes.Buffer{}, env(map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": t.TempDir()}))
+	if err := r.Summary("x"); err == nil || !strings.HasPrefix(err.Error(), "write job summary: ") {
+		t.Errorf("Summary to a directory: error = %v, want a write job summary error", err)
+	}
+}
+
+func TestSummaryOutsideActionsIsNoOp(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "summary")
+	var stdout bytes.Buffer
+	r := New(&stdout, env(map[string]string{"GITHUB_STEP_SUMMARY": file}))
+	if err := r.Summary("## hello\n"); err != nil {
+		t.Fatalf("Summary: %v", err)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("summary file written outside Actions (stat error %v)", err)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout = %q, want nothing", stdout.String())
+	}
+}
+
+func TestMaskInActions(t *testing.T) {
+	var stdout bytes.Buffer
+	r := New(&stdout, env(map[string]string{"GITHUB_ACTIONS": "true"}))
+	r.Mask("abc") // too short to mask
+	r.Mask("first-line\nsecond-line")
+	r.Warning("leaked second-line and first-line")
+	want := "::add-mask::first-line%0Asecond-line\n" +
+		"::add-mask::first-line\n" +
+		"::add-mask::second-line\n" +
+		"::add-mask::first-line\\nsecond-line\n" + // as it appears inside JSON
+		"::warning::leaked *** and ***\n"
+	if got := stdout.String(); got != want {
+		t.Errorf("stdout =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestMaskOutsideActions(t *testing.T) {
+	var stdout bytes.Buffer
+	r := New(&stdout, env(nil))
+	r.Mask("my-token")
+	r.Warning("using my-token")
+	if got, want := stdout.String(), "warning: using ***\n"; got != want {
+		t.Errorf("stdout = %q, want %q", got, want)
+	}
+}
+
+func TestAnnotationsAndGroups(t *testing.T) {
+	tests := []struct {
+		name    string
+		actions bool
+		want    string
+	}{
+		{
+			name:    "actions",
+			actions: true,
+			want:    "::group::Iteration 1\n::notice::n\n::warning::w%0Asecond\n::error::e 100%25\n::endgroup::\n",
+		},
+		{
+			name: "terminal",
+			want: "== Iteration 1\nnotice: n\nwarning: w\nsecond\nerror: e 100%\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vars := map[string]string{}
+			if tt.actions {
+				vars["GITHUB_ACTIONS"] = "true"
+			}
+			var stdout bytes.Buffer
+			r := New(&stdout, env(vars))
+			if got, want := r.InActions(), tt.actions; got != want {
+				t.Errorf("InActions() = %v, want %v", got, want)
+			}
+			end := r.Group("Iteration 1")
+			r.Notice("n")
+			r.Warning("w\nsecond")
+			r.Error("e 100%")
+			end()
+			if got := stdout.String(); got != tt.want {
+				t.Errorf("stdout =\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,160 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestSummaryGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		run  Run
+	}{
+		{
+			name: "success_signal_commits",
+			run: Run{
+				Status:        "success",
+				Branch:        "sandcastle/fix-login",
+				Signal:        "<promise>COMPLETE</promise>",
+				MaxIterations: 5,
+				Iterations: []Iteration{
+					{Number: 1, InputTokens: 12000, OutputTokens: 3400, CacheReadTokens: 150000, CacheCreationTokens: 9000, CostUSD: 0.1834, CostKnown: true},
+					{Number: 2, InputTokens: 800, OutputTokens: 1200, CacheReadTokens: 160000, CostUSD: 0.05, CostKnown: true, Signal: "<promise>COMPLETE</promise>"},
+				},
+				Commits: []Commit{
+					{SHA: "3f2a9c1d0e8b7a6f5e4d3c2b1a0f9e8d7c6b5a49", Subject: "Fix login redirect"},
+					{SHA: "9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a00", Subject: "Add regression test for session_timeout"},
+				},
+				Output:  `{"summary":"Fixed the redirect","files":["login.go","login_test.go"]}`,
+				LogFile: ".sandcastle/logs/main.log",
+			},
+		},
+		{
+			name: "max_iterations_no_signal",
+			run: Run{
+				Status:        "max-iterations",
+				Branch:        "main",
+				MaxIterations: 3,
+				Iterations: []Iteration{
+					{Number: 1, InputTokens: 100, OutputTokens: 50},
+					{Number: 2, InputTokens: 200, OutputTokens: 60, CostUSD: 0.01, CostKnown: true},
+					{Number: 3, InputTokens: 300, OutputTokens: 70, CostUSD: 0.02, CostKnown: true},
+				},
+				Commits: []Commit{{SHA: "abc1234", Subject: "WIP"}},
+			},
+		},
+		{
+			name: "failure_preserved_worktree",
+			run: Run{
+				Status:            "failure",
+				Branch:            "sandcastle/20260102-150405-a1b2c3",
+				MaxIterations:     1,
+				Iterations:        []Iteration{{Number: 1, InputTokens: 5000, OutputTokens: 20, CostUSD: 0.000001, CostKnown: true}},
+				PreservedWorktree: ".sandcastle/worktrees/sandcastle-20260102-150405-a1b2c3",
+			},
+		},
+		{
+			name: "hostile_agent_text",
+			run: Run{
+				Status:        "success",
+				Branch:        "feat/a|b`c",
+				Signal:        "`DONE` | <b>",
+				MaxIterations: 1,
+				Iterations:    []Iteration{{Number: 1, Signal: "`DONE` | <b>", CostKnown: true}},
+				Commits: []Commit{
+					{SHA: "1111111111", Subject: "![x](https://evil.example/p.png) <details><summary>open"},
+					{SHA: "2222222222", Subject: "| break | the | table |\n# heading"},
+				},
+				Output:            `{"code":"` + "```" + `\n</details>\n` + "````" + `","pipe":"|"}`,
+				PreservedWorktree: "wt`x",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			golden(t, filepath.Join("testdata", "summary", tt.name+".md"), Summary(tt.run))
+		})
+	}
+}
+
+// unescapedPipe counts table column separators: pipes not preceded by a backslash.
+var unescapedPipe = regexp.MustCompile(`(^|[^\\])\|`)
+
+func TestSummaryAgentTextCannotBreakMarkdown(t *testing.T) {
+	md := Summary(Run{
+		Status:     "success",
+		Branch:     "a|b",
+		Signal:     "x|y",
+		Iterations: []Iteration{{Number: 1, Signal: "p|q\n|r"}},
+		Commits:    []Commit{{SHA: "abc", Subject: "<script>|</script> [link](x) `code"}},
+		Output:     "\"````\"",
+	})
+	for line := range strings.Lines(md) {
+		line = strings.TrimSuffix(line, "\n")
+		if !strings.HasPrefix(line, "|") {
+			continue
+		}
+		n := len(unescapedPipe.FindAllString(line, -1))
+		if n != 3 && n != 8 {
+			t.Errorf("table row has %d separators: %q", n, line)
+		}
+	}
+	if strings.Contains(md, "<script>") || strings.Contains(md, "[link]") {
+		t.Errorf("agent markup left unescaped:\n%s", md)
+	}
+	if !strings.Contains(md, "`````json\n\"````\"\n`````\n") {
+		t.Errorf("output not fenced with a longer fence:\n%s", md)
+	}
+}
+
+func TestCode(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{name: "plain", in: "main", want: "`main`"},
+		{name: "inner_backtick", in: "a`b", want: "``a`b``"},
+		{name: "edge_backtick", in: "`x`", want: "`` `x` ``"},
+		{name: "newline", in: "a\nb", want: "`a b`"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, want := code(tt.in), tt.want; got != want {
+				t.Errorf("code(%q) = %q, want %q", tt.in, got, want)
+			}
+		})
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for in, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -12345: "-12,345"} {
+		if got := thousands(in); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// golden compares got with the file at path; UPDATE_GOLDEN=1 rewrites the file.
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if os.Getenv("UPDATE_GOLDEN") == "1" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run with UPDATE_GOLDEN=1 to create it): %v", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (UPDATE_GOLDEN=1 rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}

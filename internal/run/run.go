@@ -1,0 +1,388 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/prompt"
+	"github.com/sandcastle-action/sandcastle/internal/sandbox"
+	"github.com/sandcastle-action/sandcastle/internal/structured"
+)
+
+// Repo is the view of the workspace the loop needs: where HEAD is and which commits the agent
+// made since a base.
+type Repo interface {
+	Head(ctx context.Context) (string, error)
+	Commits(ctx context.Context, base string) ([]Commit, error)
+}
+
+// Commit is one commit the agent made.
+type Commit struct {
+	SHA     string
+	Subject string
+}
+
+// Log receives what a person watching the run should see. Agent output arrives between
+// BeginAgent and EndAgent.
+type Log interface {
+	Status(format string, args ...any)
+	Warning(format string, args ...any)
+	BeginAgent()
+	AgentText(text string)
+	ToolCall(name, args string)
+	Raw(line string)
+	EndAgent()
+}
+
+// Config is one run of the loop.
+type Config struct {
+	Agent   agent.Provider
+	Request agent.Request // Model, Effort, PermissionMode, ResumeSession; Prompt is set per iteration
+	Prompt  *prompt.Prompt
+
+	Signals           []string
+	MaxIterations     int
+	IdleTimeout       time.Duration
+	CompletionTimeout time.Duration
+	ShellTimeout      time.Duration
+
+	Output        *structured.Spec // nil: no structured output
+	OutputRetries int
+
+	Env     map[string]string // extra environment for the agent process
+	Verbose bool              // log every raw stdout line
+}
+
+// Iteration is what one agent invocation produced.
+type Iteration struct {
+	Number    int
+	SessionID string
+	Usage     agent.Usage
+	HasUsage  bool
+	Signal    string
+	Forced    bool // the signal was seen but the process hung; it was stopped after the grace window
+	Commits   []Commit
+	LastTool  string
+	Retry     bool // a structured-output retry, not a loop iteration
+}
+
+// Result is the outcome of the loop. It is returned, filled as far as the run got, with errors too,
+// so nothing the agent did is lost from the report.
+type Result struct {
+	Iterations []Iteration
+	Signal     string // the completion signal that ended the loop, "" when it ran out of iterations
+	Commits    []Commit
+	Output     *structured.Value
+	SessionID  string
+	Usage      agent.Usage
+}
+
+// Loop runs the agent in sb until a completion signal or MaxIterations, then extracts the
+// structured output when one is configured.
+func Loop(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Log) (Result, error) {
+	var res Result
+	var last *transcript
+	for i := 1; i <= c.MaxIterations; i++ {
+		if ctx.Err() != nil {
+			return res, context.Cause(ctx)
+		}
+		log.Status("Iteration %d/%d", i, c.MaxIterations)
+		text, err := c.Prompt.Expand(ctx, shellRunner(sb), c.ShellTimeout)
+		if err != nil {
+			return res, err
+		}
+		req := c.Request
+		req.Prompt = text
+		if i > 1 { // resuming applies to the first iteration only
+			req.ResumeSession, req.ForkSession = "", false
+		}
+		it, tr, err := invoke(ctx, c, sb, repo, log, req, i)
+		res.add(it)
+		if err != nil {
+			return res, err
+		}
+		last = tr
+		if it.Signal != "" {
+			res.Signal = it.Signal
+			log.Status("Agent signalled completion after %d iteration(s)", i)
+			break
+		}
+	}
+	if res.Signal == "" {
+		log.Status("Reached max iterations (%d) without a completion signal", c.MaxIterations)
+	}
+	if c.Output != nil && last != nil {
+		return res, extract(ctx, c, sb, repo, log, &res, last)
+	}
+	return res, nil
+}
+
+func (r *Result) add(it Iteration) {
+	r.Iterations = append(r.Iterations, it)
+	r.Commits = append(r.Commits, it.Commits...)
+	if it.SessionID != "" {
+		r.SessionID = it.SessionID
+	}
+	r.Usage.Add(it.Usage)
+}
+
+// extract pulls the structured output from the final message, resuming the agent's session
+// with a description of the problem while retries remain.
+func extract(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Log, res *Result, tr *transcript) error {
+	for left := c.OutputRetries; ; left-- {
+		v, err := structured.Extract(tr.final(), *c.Output)
+		if err == nil {
+			res.Output = &v
+			return nil
+		}
+		var se *structured.Error
+		if !errors.As(err, &se) || left == 0 {
+			return &OutputError{Err: err, Retries: c.OutputRetries}
+		}
+		session := tr.sessionID
+		if session == "" {
+			return &OutputError{Err: fmt.Errorf("%w (no session id to resume for a retry)", err), Retries: c.OutputRetries}
+		}
+		log.Warning("structured output: %s; retrying by resuming session %s (%d retr%s left)", se.Problem, session, left, plural(left, "y", "ies"))
+		req := c.Request
+		req.Prompt = se.Feedback(left - 1)
+		req.ResumeSession, req.ForkSession = session, false
+		it, next, ierr := invoke(ctx, c, sb, repo, log, req, len(res.Iterations)+1)
+		it.Retry = true
+		res.add(it)
+		if ierr != nil {
+			return ierr
+		}
+		tr = next
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Errors that end a run. Each says what happened and what to change.
+var (
+	errIdle  = errors.New("agent idle")
+	errGrace = errors.New("completion grace window expired")
+)
+
+// IdleTimeoutError means the agent printed nothing for the idle timeout before signalling.
+type IdleTimeoutError struct{ Timeout time.Duration }
+
+func (e *IdleTimeoutError) Error() string {
+	return fmt.Sprintf("agent printed nothing for %s and was stopped; raise idle-timeout-seconds if it needs longer between outputs", e.Timeout)
+}
+
+// AgentError means the agent CLI failed.
+type AgentError struct {
+	Agent    string
+	ExitCode int
+	Signaled bool
+	Detail   string
+}
+
+func (e *AgentError) Error() string {
+	how := fmt.Sprintf("exited with code %d", e.ExitCode)
+	if e.Signaled {
+		how = fmt.Sprintf("was killed by signal %d", e.ExitCode-128)
+	}
+	if e.ExitCode == 0 {
+		how = "reported an error"
+	}
+	if e.Detail == "" {
+		return fmt.Sprintf("agent %s %s", e.Agent, how)
+	}
+	return fmt.Sprintf("agent %s %s: %s", e.Agent, how, e.Detail)
+}
+
+// OutputError means no valid structured output was produced after every retry.
+type OutputError struct {
+	Err     error
+	Retries int
+}
+
+func (e *OutputError) Error() string {
+	return fmt.Sprintf("structured output: %v (after %d retr%s; see output-tag, output-schema, output-max-retries)", e.Err, e.Retries, plural(e.Retries, "y", "ies"))
+}
+
+func (e *OutputError) Unwrap() error { return e.Err }
+
+// invoke runs the agent once and returns what it did.
+func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Log, req agent.Request, n int) (Iteration, *transcript, error) {
+	it := Iteration{Number: n}
+	base, err := repo.Head(ctx)
+	if err != nil {
+		return it, nil, fmt.Errorf("iteration %d: read HEAD: %w", n, err)
+	}
+	cmd, err := c.Agent.Command(req)
+	if err != nil {
+		return it, nil, err
+	}
+	env := make(map[string]string, len(c.Env)+len(cmd.Env))
+	for k, v := range c.Env {
+		env[k] = v
+	}
+	for k, v := range cmd.Env {
+		env[k] = v
+	}
+
+	tr := newTranscript(c.Signals)
+	w := newWatch(ctx, c.IdleTimeout, c.CompletionTimeout)
+	defer w.stop()
+
+	var events []agent.Event
+	var lines []string // the last lines of raw stdout, for failure details
+	onLine := func(line []byte) {
+		if c.Verbose {
+			log.Raw(string(line))
+		}
+		events = c.Agent.Parse(line, events[:0])
+		if len(events) == 0 {
+			lines = keepLast(lines, string(line), 20)
+		}
+		for _, ev := range events {
+			tr.add(ev)
+			switch ev.Kind {
+			case agent.EventText:
+				log.AgentText(ev.Text)
+			case agent.EventToolCall:
+				log.ToolCall(ev.Tool, ev.Args)
+			}
+		}
+		w.activity(tr.signal() != "")
+	}
+
+	log.BeginAgent()
+	r, err := sb.Exec(w.ctx, sandboxExec(cmd, env, onLine))
+	log.EndAgent()
+
+	it.SessionID, it.Usage, it.HasUsage, it.LastTool = tr.sessionID, tr.usage, tr.hasUsage, tr.lastTool
+	it.Signal = tr.signal()
+	// Commits are collected on every path: an agent that failed may still have committed work.
+	commits, cerr := repo.Commits(context.WithoutCancel(ctx), base)
+	it.Commits = commits
+
+	switch {
+	case errors.Is(err, errGrace):
+		it.Forced = true
+		log.Warning("completion signal seen but the agent kept running; stopped it after the %s grace window (completion-timeout-seconds)", c.CompletionTimeout)
+	case errors.Is(err, errIdle):
+		return it, tr, &IdleTimeoutError{Timeout: c.IdleTimeout}
+	case err != nil:
+		return it, tr, err
+	case r.ExitCode != 0 || tr.isError:
+		return it, tr, &AgentError{Agent: c.Agent.Name(), ExitCode: r.ExitCode, Signaled: r.Signaled, Detail: failureDetail(r.Stderr, tr, lines)}
+	}
+	if cerr != nil {
+		return it, tr, fmt.Errorf("iteration %d: collect commits: %w", n, cerr)
+	}
+	return it, tr, nil
+}
+
+
+func sandboxExec(cmd agent.Command, env map[string]string, onLine func([]byte)) sandbox.Exec {
+	return sandbox.Exec{Argv: cmd.Argv, Stdin: cmd.Stdin, Env: env, OnLine: onLine}
+}
+
+func keepLast(lines []string, line string, n int) []string {
+	if strings.TrimSpace(line) == "" {
+		return lines
+	}
+	if len(lines) == n {
+		lines = append(lines[:0], lines[1:]...)
+	}
+	return append(lines, line)
+}
+
+// failureDetail prefers what the CLI said on stderr, then its own error report, then its last
+// unparsed output lines.
+func failureDetail(stderr string, tr *transcript, lines []string) string {
+	if s := strings.TrimSpace(stderr); s != "" {
+		return lastLines(s, 20)
+	}
+	if tr.isError && strings.TrimSpace(tr.result) != "" {
+		return strings.TrimSpace(tr.result)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func lastLines(s string, n int) string {
+	ls := strings.Split(s, "\n")
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	return strings.Join(ls, "\n")
+}
+
+func shellRunner(sb sandbox.Sandbox) prompt.Runner {
+	return func(ctx context.Context, command string) (prompt.Output, error) {
+		r, err := sb.Exec(ctx, sandbox.Exec{Argv: []string{"sh", "-c", command}})
+		return prompt.Output{Stdout: r.Stdout, Stderr: r.Stderr, ExitCode: r.ExitCode}, err
+	}
+}
+
+// watch cancels the agent's context when it stays silent too long: IdleTimeout before a
+// completion signal (a failure), CompletionTimeout after one (success; the process hung).
+type watch struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	mu     sync.Mutex
+	timer  *time.Timer
+	done   bool
+	idle   time.Duration
+	grace  time.Duration
+	signal bool
+}
+
+func newWatch(parent context.Context, idle, grace time.Duration) *watch {
+	ctx, cancel := context.WithCancelCause(parent)
+	w := &watch{ctx: ctx, cancel: cancel, idle: idle, grace: grace}
+	w.timer = time.AfterFunc(idle, w.fire)
+	return w
+}
+
+func (w *watch) fire() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return
+	}
+	if w.signal {
+		w.cancel(errGrace)
+	} else {
+		w.cancel(errIdle)
+	}
+}
+
+// activity restarts the active timer; signalled switches it to the grace window for good.
+func (w *watch) activity(signalled bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return
+	}
+	w.signal = w.signal || signalled
+	d := w.idle
+	if w.signal {
+		d = w.grace
+	}
+	w.timer.Reset(d)
+}
+
+func (w *watch) stop() {
+	w.mu.Lock()
+	w.done = true
+	w.timer.Stop()
+	w.mu.Unlock()
+	w.cancel(nil)
+}
