@@ -288,7 +288,6 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 	return it, tr, nil
 }
 
-
 func sandboxExec(cmd agent.Command, env map[string]string, onLine func([]byte)) sandbox.Exec {
 	return sandbox.Exec{Argv: cmd.Argv, Stdin: cmd.Stdin, Env: env, OnLine: onLine}
 }

@@ -1,0 +1,350 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/prompt"
+	"github.com/sandcastle-action/sandcastle/internal/sandbox"
+	"github.com/sandcastle-action/sandcastle/internal/structured"
+)
+
+// fakeSandbox plays scripted invocations: each call to Exec takes the next script entry.
+// Shell commands (prompt expansion) are not expected here.
+type fakeSandbox struct {
+	t       *testing.T
+	mu      sync.Mutex
+	scripts []func(ctx context.Context, e sandbox.Exec) (sandbox.Result, error)
+	calls   []sandbox.Exec
+}
+
+func (f *fakeSandbox) Exec(ctx context.Context, e sandbox.Exec) (sandbox.Result, error) {
+	f.mu.Lock()
+	n := len(f.calls)
+	f.calls = append(f.calls, e)
+	f.mu.Unlock()
+	if n >= len(f.scripts) {
+		f.t.Fatalf("unexpected Exec #%d: %q", n+1, e.Argv)
+	}
+	return f.scripts[n](ctx, e)
+}
+
+func (f *fakeSandbox) RepoDir() string             { return "/repo" }
+func (f *fakeSandbox) Close(context.Context) error { return nil }
+func (f *fakeSandbox) argv(i int) []string         { return f.calls[i].Argv }
+func (f *fakeSandbox) stdin(i int) string          { return f.calls[i].Stdin }
+func (f *fakeSandbox) count() int                  { f.mu.Lock(); defer f.mu.Unlock(); return len(f.calls) }
+func (f *fakeSandbox) add(s ...func(context.Context, sandbox.Exec) (sandbox.Result, error)) {
+	f.scripts = append(f.scripts, s...)
+}
+
+// lines replays stream lines and exits with code.
+func lines(code int, ls ...string) func(context.Context, sandbox.Exec) (sandbox.Result, error) {
+	return func(_ context.Context, e sandbox.Exec) (sandbox.Result, error) {
+		for _, l := range ls {
+			e.OnLine([]byte(l))
+		}
+		return sandbox.Result{ExitCode: code}, nil
+	}
+}
+
+// linesThenHang replays lines, then waits for the loop to stop it, as a hung process would.
+func linesThenHang(ls ...string) func(context.Context, sandbox.Exec) (sandbox.Result, error) {
+	return func(ctx context.Context, e sandbox.Exec) (sandbox.Result, error) {
+		for _, l := range ls {
+			e.OnLine([]byte(l))
+		}
+		<-ctx.Done()
+		return sandbox.Result{ExitCode: 128 + 9, Signaled: true}, fmt.Errorf("killed: %w", context.Cause(ctx))
+	}
+}
+
+func initLine(session string) string {
+	return `{"type":"system","subtype":"init","session_id":"` + session + `"}`
+}
+
+func textLine(s string) string {
+	return `{"type":"assistant","message":{"content":[{"type":"text","text":` + quote(s) + `}]}}`
+}
+
+func resultLine(s string, isErr bool) string {
+	return fmt.Sprintf(`{"type":"result","is_error":%t,"result":%s,"total_cost_usd":0.25,"usage":{"input_tokens":10,"output_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":7}}`, isErr, quote(s))
+}
+
+func quote(s string) string {
+	return `"` + strings.NewReplacer(`"`, `\"`, "\n", `\n`).Replace(s) + `"`
+}
+
+// fakeRepo hands out one new commit per call to Commits.
+type fakeRepo struct {
+	mu    sync.Mutex
+	heads int
+	next  int
+}
+
+func (r *fakeRepo) Head(context.Context) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.heads++
+	return fmt.Sprintf("base%d", r.heads), nil
+}
+
+func (r *fakeRepo) Commits(_ context.Context, base string) ([]Commit, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.next++
+	return []Commit{{SHA: fmt.Sprintf("c%d", r.next), Subject: "from " + base}}, nil
+}
+
+type nopLog struct {
+	mu       sync.Mutex
+	warnings []string
+	tools    []string
+}
+
+func (l *nopLog) Status(string, ...any) {}
+func (l *nopLog) Warning(f string, a ...any) {
+	l.mu.Lock()
+	l.warnings = append(l.warnings, fmt.Sprintf(f, a...))
+	l.mu.Unlock()
+}
+func (l *nopLog) BeginAgent()      {}
+func (l *nopLog) AgentText(string) {}
+func (l *nopLog) ToolCall(n, a string) {
+	l.tools = append(l.tools, n+"("+a+")")
+}
+func (l *nopLog) Raw(string) {}
+func (l *nopLog) EndAgent()  {}
+
+const signal = "<promise>COMPLETE</promise>"
+
+func config(iterations int) Config {
+	return Config{
+		Agent:             agent.ClaudeCode{},
+		Prompt:            prompt.Inline("do the work"),
+		Signals:           []string{signal},
+		MaxIterations:     iterations,
+		IdleTimeout:       time.Hour,
+		CompletionTimeout: time.Hour,
+		ShellTimeout:      time.Minute,
+	}
+}
+
+func TestLoopStopsOnSignal(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{t: t}
+	sb.add(
+		lines(0, initLine("s1"), textLine("working"), resultLine("not yet", false)),
+		lines(0, initLine("s2"), `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"make test"}}]}}`, resultLine("done "+signal, false)),
+	)
+	log := &nopLog{}
+	res, err := Loop(t.Context(), config(5), sb, &fakeRepo{}, log)
+	if err != nil {
+		t.Fatalf("Loop: %v", err)
+	}
+	if got, want := len(res.Iterations), 2; got != want {
+		t.Fatalf("iterations = %d, want %d", got, want)
+	}
+	if res.Signal != signal {
+		t.Errorf("Signal = %q, want %q", res.Signal, signal)
+	}
+	if got, want := shas(res.Commits), []string{"c1", "c2"}; !slices.Equal(got, want) {
+		t.Errorf("commits = %v, want %v", got, want)
+	}
+	if res.SessionID != "s2" {
+		t.Errorf("SessionID = %q, want the last session s2", res.SessionID)
+	}
+	if got, want := res.Usage, (agent.Usage{InputTokens: 20, OutputTokens: 10, CacheReadTokens: 200, CacheCreationTokens: 14, CostUSD: 0.5}); got != want {
+		t.Errorf("Usage = %+v, want the sum %+v", got, want)
+	}
+	if got, want := log.tools, []string{"Bash(make test)"}; !slices.Equal(got, want) {
+		t.Errorf("tool calls = %v, want %v", got, want)
+	}
+	if got := sb.stdin(0); got != "do the work" {
+		t.Errorf("prompt on stdin = %q", got)
+	}
+}
+
+func TestLoopRunsOutOfIterations(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{t: t}
+	for range 3 {
+		sb.add(lines(0, initLine("s"), resultLine("more to do", false)))
+	}
+	res, err := Loop(t.Context(), config(3), sb, &fakeRepo{}, &nopLog{})
+	if err != nil {
+		t.Fatalf("Loop: %v", err)
+	}
+	if len(res.Iterations) != 3 || res.Signal != "" {
+		t.Errorf("got %d iterations, signal %q; want 3 and none", len(res.Iterations), res.Signal)
+	}
+}
+
+func TestLoopResumesOnlyFirstIteration(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{t: t}
+	sb.add(lines(0, resultLine("a", false)), lines(0, resultLine("b", false)))
+	c := config(2)
+	c.Request.ResumeSession = "prev"
+	if _, err := Loop(t.Context(), c, sb, &fakeRepo{}, &nopLog{}); err != nil {
+		t.Fatalf("Loop: %v", err)
+	}
+	if !slices.Contains(sb.argv(0), "--resume") {
+		t.Errorf("first iteration argv %q lacks --resume", sb.argv(0))
+	}
+	if slices.Contains(sb.argv(1), "--resume") {
+		t.Errorf("second iteration argv %q resumes again", sb.argv(1))
+	}
+}
+
+func TestLoopIdleTimeoutStopsAgent(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{t: t}
+	sb.add(linesThenHang(initLine("s"), textLine("thinking")))
+	c := config(1)
+	c.IdleTimeout = 20 * time.Millisecond
+	res, err := Loop(t.Context(), c, sb, &fakeRepo{}, &nopLog{})
+	var idle *IdleTimeoutError
+	if !errors.As(err, &idle) {
+		t.Fatalf("Loop error = %v, want IdleTimeoutError", err)
+	}
+	if got := shas(res.Commits); !slices.Equal(got, []string{"c1"}) {
+		t.Errorf("commits after idle timeout = %v, want the agent's commit kept", got)
+	}
+}
+
+func TestLoopGraceWindowCompletes(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{t: t}
+	sb.add(linesThenHang(initLine("s"), textLine("all done "+signal)))
+	c := config(3)
+	c.CompletionTimeout = 20 * time.Millisecond
+	log := &nopLog{}
+	res, err := Loop(t.Context(), c, sb, &fakeRepo{}, log)
+	if err != nil {
+		t.Fatalf("Loop: %v", err)
+	}
+	if res.Signal != signal || !res.Iterations[0].Forced {
+		t.Errorf("Signal = %q, forced = %v; want the signal, forced", res.Signal, res.Iterations[0].Forced)
+	}
+	if len(log.warnings) != 1 || !strings.Contains(log.warnings[0], "completion-timeout-seconds") {
+		t.Errorf("warnings = %q, want one naming completion-timeout-seconds", log.warnings)
+	}
+}
+
+func TestLoopAgentError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		script func(context.Context, sandbox.Exec) (sandbox.Result, error)
+		want   string
+	}{
+		{"error_result", lines(1, resultLine("Invalid API key · Please run /login", true)), "exited with code 1: Invalid API key"},
+		{"error_result_exit_zero", lines(0, resultLine("API Error: 500", true)), "reported an error: API Error: 500"},
+		{"stderr_first", func(_ context.Context, e sandbox.Exec) (sandbox.Result, error) {
+			return sandbox.Result{ExitCode: 2, Stderr: "boom\n"}, nil
+		}, "exited with code 2: boom"},
+		{"signal_kill", func(_ context.Context, e sandbox.Exec) (sandbox.Result, error) {
+			e.OnLine([]byte("not json"))
+			return sandbox.Result{ExitCode: 137, Signaled: true}, nil
+		}, "killed by signal 9: not json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sb := &fakeSandbox{t: t}
+			sb.add(tt.script)
+			_, err := Loop(t.Context(), config(1), sb, &fakeRepo{}, &nopLog{})
+			var ae *AgentError
+			if !errors.As(err, &ae) {
+				t.Fatalf("error = %v, want AgentError", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %q, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoopCancelled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	sb := &fakeSandbox{t: t}
+	sb.add(func(c context.Context, e sandbox.Exec) (sandbox.Result, error) {
+		cancel()
+		return linesThenHang()(c, e)
+	})
+	res, err := Loop(ctx, config(3), sb, &fakeRepo{}, &nopLog{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error = %v, want context.Canceled", err)
+	}
+	if len(res.Commits) != 1 || sb.count() != 1 {
+		t.Errorf("commits %v after %d execs; want the commit kept and no further iteration", res.Commits, sb.count())
+	}
+}
+
+func TestLoopStructuredOutputRetry(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{t: t}
+	sb.add(
+		lines(0, initLine("sess-1"), resultLine(`<result>{"score": "high"}</result> `+signal, false)),
+		lines(0, initLine("sess-1"), resultLine(`<result>{"score": 7}</result>`, false)),
+	)
+	schema, err := structured.CompileSchema([]byte(`{"type":"object","properties":{"score":{"type":"integer"}},"required":["score"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := config(1)
+	c.Output = &structured.Spec{Tag: "result", Kind: structured.Object, Schema: schema}
+	c.OutputRetries = 2
+	res, err := Loop(t.Context(), c, sb, &fakeRepo{}, &nopLog{})
+	if err != nil {
+		t.Fatalf("Loop: %v", err)
+	}
+	if got, want := string(res.Output.JSON), `{"score":7}`; got != want {
+		t.Errorf("output = %s, want %s", got, want)
+	}
+	retry := sb.argv(1)
+	if i := slices.Index(retry, "--resume"); i < 0 || retry[i+1] != "sess-1" {
+		t.Errorf("retry argv = %q, want --resume sess-1", retry)
+	}
+	if s := sb.stdin(1); !strings.Contains(s, "<result>") || !strings.Contains(s, "/score") {
+		t.Errorf("retry prompt does not describe the problem:\n%s", s)
+	}
+	if !res.Iterations[1].Retry || len(res.Commits) != 2 {
+		t.Errorf("retry not recorded: %+v", res.Iterations)
+	}
+}
+
+func TestLoopStructuredOutputExhausted(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{t: t}
+	sb.add(
+		lines(0, initLine("s"), resultLine("no tag here", false)),
+		lines(0, initLine("s"), resultLine("still none", false)),
+	)
+	c := config(1)
+	c.Output = &structured.Spec{Tag: "result", Kind: structured.String}
+	c.OutputRetries = 1
+	_, err := Loop(t.Context(), c, sb, &fakeRepo{}, &nopLog{})
+	var oe *OutputError
+	var se *structured.Error
+	if !errors.As(err, &oe) || !errors.As(err, &se) || se.Found {
+		t.Fatalf("error = %v, want OutputError wrapping a not-found structured.Error", err)
+	}
+}
+
+func shas(cs []Commit) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.SHA)
+	}
+	return out
+}
