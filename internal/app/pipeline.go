@@ -101,6 +101,11 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	if p.env, err = resolveEnv(sys.Getenv, cfg.EnvNames, cfg.EnvFileValues, names); err != nil {
 		errs = append(errs, err)
 	}
+	if p.agent != nil && cfg.Sandbox == "none" {
+		if err := findAgentCLI(p.agent, p.env.vars["PATH"]); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -110,6 +115,25 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// findAgentCLI checks that the agent's program is on the PATH it will run with, so a missing
+// CLI fails before anything is created.
+func findAgentCLI(a agent.Provider, path string) error {
+	cmd, err := a.Command(agent.Request{})
+	if err != nil || len(cmd.Argv) == 0 {
+		return err
+	}
+	prog := cmd.Argv[0]
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(dir, prog)); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("input \"agent\": %s runs %q, which is not on PATH (%s); install the %s CLI, or run in a sandbox image that has it", a.Name(), prog, path, a.Name())
 }
 
 func agentInfos() []inputs.AgentInfo {

@@ -1,0 +1,148 @@
+package app
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// env is a fake process environment for Main.
+type env map[string]string
+
+func (e env) get(k string) string { return e[k] }
+
+// hermeticEnv is a process environment that sees no git config of the machine's user. Its
+// PATH starts with a claude that must never run: tests of runs that are refused use it.
+func hermeticEnv(t *testing.T) env {
+	t.Helper()
+	home := t.TempDir()
+	bin := filepath.Join(home, "bin")
+	writeFile(t, filepath.Join(bin, "claude"), "#!/bin/sh\necho 'this claude must not run' >&2\nexit 99\n")
+	if err := os.Chmod(filepath.Join(bin, "claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return env{
+		"PATH": bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME": home,
+		"LANG": "C",
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of a run.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// invocation is one run of Main.
+type invocation struct {
+	code   int
+	stdout string
+	stderr string
+}
+
+func (i invocation) output() string { return i.stdout + i.stderr }
+
+func runMain(t *testing.T, e env, dir string, args ...string) invocation {
+	t.Helper()
+	var stdout, stderr syncBuffer
+	code := Main(t.Context(), System{
+		Args:   args,
+		Getenv: e.get,
+		Getwd:  func() (string, error) { return dir, nil },
+		Stdout: &stdout,
+		Stderr: &stderr,
+	})
+	return invocation{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// gitRun runs git in dir with e's environment and an identity, failing the test on error.
+func gitRun(t *testing.T, e env, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + e["PATH"], "HOME=" + e["HOME"], "LC_ALL=C",
+		"GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com",
+		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com"}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// newRepo makes a repository on main with one commit and a bare origin it tracks.
+func newRepo(t *testing.T, e env) string {
+	t.Helper()
+	root := t.TempDir()
+	dir := filepath.Join(root, "repo")
+	origin := filepath.Join(root, "origin.git")
+	gitRun(t, e, root, "init", "-q", "--bare", "-b", "main", origin)
+	gitRun(t, e, root, "init", "-q", "-b", "main", dir)
+	writeFile(t, filepath.Join(dir, "README.md"), "# test repo\n")
+	gitRun(t, e, dir, "add", ".")
+	gitRun(t, e, dir, "commit", "-qm", "initial")
+	gitRun(t, e, dir, "remote", "add", "origin", origin)
+	gitRun(t, e, dir, "push", "-q", "origin", "main")
+	return dir
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// repoState is what a run must leave as it found when it refuses to start.
+type repoState struct {
+	branches  string
+	worktrees string
+	status    string
+	head      string
+}
+
+func stateOf(t *testing.T, e env, dir string) repoState {
+	t.Helper()
+	return repoState{
+		branches:  gitRun(t, e, dir, "branch", "--list", "--format=%(refname:short) %(objectname)"),
+		worktrees: gitRun(t, e, dir, "worktree", "list", "--porcelain"),
+		status:    gitRun(t, e, dir, "status", "--porcelain", "--ignored"),
+		head:      gitRun(t, e, dir, "rev-parse", "HEAD"),
+	}
+}
+
+// managedWorktrees lists what is left under .sandcastle/worktrees.
+func managedWorktrees(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(dir, ".sandcastle", "worktrees"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	slices.Sort(names)
+	return names
+}
