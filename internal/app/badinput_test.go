@@ -15,7 +15,7 @@ func TestBadInput(t *testing.T) {
 		name  string
 		args  []string
 		setup func(t *testing.T, e env, dir string) // optional: prepare the repo
-		want  []string                             // substrings of the output
+		want  []string                              // substrings of the output
 	}{
 		{"no_prompt", nil, nil, []string{`"prompt"`, "prompt-file"}},
 		{"both_prompts", []string{"--prompt", "hi", "--prompt-file", "p.md"}, writePrompt("hi"), []string{"prompt", "prompt-file"}},

@@ -57,7 +57,9 @@ func runHook(ctx context.Context, sb sandbox.Sandbox, input, cmd string, timeout
 func startHooks(ctx context.Context, sb, onHost sandbox.Sandbox, h inputs.Hooks) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return runHooks(ctx, sb, "hook-sandbox-ready", h.SandboxReady, h.Timeout, true) })
-	g.Go(func() error { return runHooks(ctx, onHost, "hook-host-sandbox-ready", h.HostSandboxReady, h.Timeout, true) })
+	g.Go(func() error {
+		return runHooks(ctx, onHost, "hook-host-sandbox-ready", h.HostSandboxReady, h.Timeout, true)
+	})
 	return g.Wait()
 }
 

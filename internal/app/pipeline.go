@@ -37,12 +37,12 @@ const cleanupTimeout = 2 * time.Minute
 
 // plan is a validated run, ready to start.
 type plan struct {
-	cfg      inputs.Config
-	agent    agent.Provider
-	output   *structured.Spec
-	env      agentEnv
-	gitEnv   []string
-	console  io.Writer
+	cfg     inputs.Config
+	agent   agent.Provider
+	output  *structured.Spec
+	env     agentEnv
+	gitEnv  []string
+	console io.Writer
 }
 
 // execute runs one configuration and reports it.
