@@ -47,7 +47,7 @@ func (p *plan) outputs(ctx context.Context, ws *workspace.Workspace, out workspa
 		o.HeadSHA = out.MergeCommit
 	}
 	if res.Output != nil {
-		o.Output = string(res.Output.JSON)
+		o.Output = res.Output.Text
 	}
 	return o
 }
@@ -58,9 +58,11 @@ func summaryOf(cfg inputs.Config, o report.Outputs, res run.Result) report.Run {
 		Branch:            o.Branch,
 		Signal:            o.CompletionSignal,
 		MaxIterations:     cfg.MaxIterations,
-		Output:            o.Output,
 		PreservedWorktree: o.PreservedWorktree,
 		LogFile:           o.LogFile,
+	}
+	if res.Output != nil {
+		s.Output = string(res.Output.JSON)
 	}
 	for _, it := range res.Iterations {
 		s.Iterations = append(s.Iterations, report.Iteration{

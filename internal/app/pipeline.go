@@ -140,11 +140,7 @@ func agentInfos() []inputs.AgentInfo {
 	var infos []inputs.AgentInfo
 	for _, name := range agent.Names() {
 		a, _ := agent.Lookup(name)
-		info := inputs.AgentInfo{Name: name, Efforts: a.Efforts(), Resumable: a.Resumable()}
-		if pm, ok := a.(interface{ PermissionModes() []string }); ok {
-			info.PermissionModes = pm.PermissionModes()
-		}
-		infos = append(infos, info)
+		infos = append(infos, inputs.AgentInfo{Name: name, Efforts: a.Efforts(), PermissionModes: a.PermissionModes(), Resumable: a.Resumable()})
 	}
 	return infos
 }

@@ -1,0 +1,35 @@
+package agent
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// builtins returns every agent this build knows. Adding an agent is one file with its
+// Provider and one entry here.
+func builtins() []Provider {
+	return []Provider{
+		ClaudeCode{},
+	}
+}
+
+// Names returns the names of the built-in agents, sorted.
+func Names() []string {
+	var names []string
+	for _, p := range builtins() {
+		names = append(names, p.Name())
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Lookup returns the agent called name (the value of the agent input).
+func Lookup(name string) (Provider, error) {
+	for _, p := range builtins() {
+		if p.Name() == name {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("look up agent %q: unknown agent; valid agents are %s", name, strings.Join(Names(), ", "))
+}
