@@ -163,6 +163,7 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 		Branch:         cfg.Branch,
 		Name:           cfg.Name,
 		CopyToWorktree: cfg.CopyToWorktree,
+		GitConfig:      p.gitConfig(),
 		Log:            slog.New(slogHandler{rep}),
 	})
 	if err != nil {
@@ -172,7 +173,7 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
 
-	top, err := git.New(cfg.WorkingDirectory, p.gitEnv).TopLevel(ctx)
+	top, err := git.New(cfg.WorkingDirectory, p.gitEnv).WithConfig(p.gitConfig()...).TopLevel(ctx)
 	if err != nil {
 		rep.Error(err.Error())
 		ws.Finish(cleanup, false)
@@ -288,7 +289,15 @@ func (p *plan) agentVars(ctx context.Context, ws *workspace.Workspace) (map[stri
 	for k, v := range p.env.vars {
 		vars[k] = v
 	}
-	g := git.New(ws.Dir, p.gitEnv)
+	// The checkout may belong to another user than ours (the runner's, while the Action runs as
+	// root): trust it for the agent's git too, through the environment only.
+	for i, kv := range p.gitConfig() {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[fmt.Sprintf("GIT_CONFIG_KEY_%d", i)] = k
+		vars[fmt.Sprintf("GIT_CONFIG_VALUE_%d", i)] = v
+		vars["GIT_CONFIG_COUNT"] = fmt.Sprint(i + 1)
+	}
+	g := git.New(ws.Dir, p.gitEnv).WithConfig(p.gitConfig()...)
 	for _, id := range []struct{ key, env, fallback string }{
 		{"user.name", "NAME", "sandcastle-agent[bot]"},
 		{"user.email", "EMAIL", "sandcastle-agent[bot]@users.noreply.github.com"},
@@ -305,6 +314,12 @@ func (p *plan) agentVars(ctx context.Context, ws *workspace.Workspace) (map[stri
 		}
 	}
 	return vars, nil
+}
+
+// gitConfig is the configuration every git command gets, through the environment: nothing is
+// ever written to a config file.
+func (p *plan) gitConfig() []string {
+	return []string{"safe.directory=" + p.cfg.WorkingDirectory}
 }
 
 // repoView adapts the workspace to what the loop needs.

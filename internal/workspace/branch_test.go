@@ -1,0 +1,255 @@
+package workspace_test
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/workspace"
+)
+
+func (f *fixture) branchOpts(name string) workspace.Options {
+	o := f.opts(workspace.Branch)
+	o.Branch = name
+	return o
+}
+
+func TestBranch_new_branch_from_HEAD(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	mainTip := f.git(f.dir, "rev-parse", "main")
+	w := f.prepare(f.branchOpts("feature/x"))
+	if w.Source != "feature/x" || w.Target != "main" || !w.Worktree {
+		t.Errorf("Source, Target, Worktree = %q, %q, %v", w.Source, w.Target, w.Worktree)
+	}
+	if got := f.git(w.Dir, "rev-parse", "HEAD"); got != mainTip {
+		t.Errorf("new branch starts at %s, want HEAD %s", got, mainTip)
+	}
+	if got := f.git(w.Dir, "symbolic-ref", "--short", "HEAD"); got != "feature/x" {
+		t.Errorf("worktree on %q", got)
+	}
+	if got := f.git(f.dir, "config", "--list", "--local"); strings.Contains(got, "branch.feature/x") {
+		t.Errorf("upstream config written:\n%s", got)
+	}
+	sha := f.commit(w.Dir, "a", "a\n", "agent work")
+	out, err := w.Finish(t.Context(), true)
+	if err != nil || out != (workspace.Outcome{}) {
+		t.Errorf("Finish = %+v, %v; want nothing kept", out, err)
+	}
+	if exists(w.Dir) {
+		t.Error("clean worktree not removed")
+	}
+	if got := f.git(f.dir, "rev-parse", "feature/x"); got != sha {
+		t.Errorf("feature/x = %s, want the agent's commit %s", got, sha)
+	}
+}
+
+func TestBranch_existing_local_branch(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.git(f.dir, "checkout", "-q", "-b", "feature")
+	tip := f.commit(f.dir, "f", "f\n", "feature work")
+	f.git(f.dir, "checkout", "-q", "main")
+
+	w := f.prepare(f.branchOpts("feature"))
+	if got := f.git(w.Dir, "rev-parse", "HEAD"); got != tip {
+		t.Errorf("worktree at %s, want the branch tip %s", got, tip)
+	}
+	if _, err := w.Finish(t.Context(), false); err != nil {
+		t.Fatal(err)
+	}
+	if !f.branchExists("feature") {
+		t.Error("a failed run deleted the user's branch")
+	}
+}
+
+func TestBranch_only_on_origin_continues_it(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	other := f.clone()
+	f.git(other, "checkout", "-q", "-b", "pushed")
+	tip := f.commit(other, "p", "p\n", "pushed work")
+	f.git(other, "push", "-q", "origin", "pushed")
+
+	w := f.prepare(f.branchOpts("pushed"))
+	if got := f.git(w.Dir, "rev-parse", "HEAD"); got != tip {
+		t.Errorf("worktree at %s, want origin's tip %s", got, tip)
+	}
+}
+
+func TestBranch_reuse_dirty_worktree_as_is(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	w := f.prepare(f.branchOpts("feature"))
+	write(t, filepath.Join(w.Dir, "wip.txt"), "work in progress\n")
+	out, err := w.Finish(t.Context(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.PreservedPath != w.Dir || out.KeptBranch != "" {
+		t.Errorf("Outcome = %+v, want PreservedPath %s", out, w.Dir)
+	}
+
+	again := f.prepare(f.branchOpts("feature"))
+	if again.Dir != w.Dir {
+		t.Errorf("second Dir = %q, want the preserved %q", again.Dir, w.Dir)
+	}
+	if got := read(t, filepath.Join(again.Dir, "wip.txt")); got != "work in progress\n" {
+		t.Errorf("wip.txt = %q", got)
+	}
+	if !strings.Contains(f.logs.String(), "reusing worktree with uncommitted changes") {
+		t.Errorf("no reuse warning logged:\n%s", f.logs)
+	}
+}
+
+// pushedBranch makes branch "feature" on origin and in the host, and a worktree for it that
+// was abandoned clean, as by a run that died.
+func pushedBranch(t *testing.T, f *fixture) (dir, other string) {
+	t.Helper()
+	f.git(f.dir, "branch", "feature")
+	f.git(f.dir, "push", "-q", "origin", "feature")
+	w := f.prepare(f.branchOpts("feature"))
+	w.Abandon()
+	other = f.clone()
+	f.git(other, "checkout", "-q", "feature")
+	return w.Dir, other
+}
+
+func TestBranch_reuse_clean_fast_forwards_from_origin(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	dir, other := pushedBranch(t, f)
+	remoteTip := f.commit(other, "r", "r\n", "remote work")
+	f.git(other, "push", "-q", "origin", "feature")
+
+	w := f.prepare(f.branchOpts("feature"))
+	if w.Dir != dir {
+		t.Errorf("Dir = %q, want the reused %q", w.Dir, dir)
+	}
+	if got := f.git(w.Dir, "rev-parse", "HEAD"); got != remoteTip {
+		t.Errorf("reused worktree at %s, want fast-forwarded to %s", got, remoteTip)
+	}
+}
+
+func TestBranch_reuse_diverged_is_left_alone(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	dir, other := pushedBranch(t, f)
+	f.commit(other, "r", "r\n", "remote work")
+	f.git(other, "push", "-q", "origin", "feature")
+	local := f.commit(dir, "l", "l\n", "unpushed local work")
+
+	w := f.prepare(f.branchOpts("feature"))
+	if got := f.git(w.Dir, "rev-parse", "HEAD"); got != local {
+		t.Errorf("reused worktree at %s, want its own unpushed commit %s", got, local)
+	}
+	if got := f.status(w.Dir); got != "" {
+		t.Errorf("worktree status = %q, want clean (no merge attempted)", got)
+	}
+	if !strings.Contains(f.logs.String(), "diverged") {
+		t.Errorf("no divergence logged:\n%s", f.logs)
+	}
+}
+
+func TestBranch_reuse_without_origin(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.git(f.dir, "remote", "remove", "origin")
+	first := f.prepare(f.branchOpts("feature"))
+	sha := f.commit(first.Dir, "a", "a\n", "work")
+	first.Abandon()
+	w := f.prepare(f.branchOpts("feature"))
+	if got := f.git(w.Dir, "rev-parse", "HEAD"); w.Dir != first.Dir || got != sha {
+		t.Errorf("reuse = %s at %s, want %s at %s", w.Dir, got, first.Dir, sha)
+	}
+}
+
+func TestBranch_checked_out_elsewhere_is_refused(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	foreign := filepath.Join(t.TempDir(), "foreign")
+	f.git(f.dir, "worktree", "add", "-q", "-b", "theirs", foreign)
+	tests := []struct {
+		name, branch, want string
+	}{
+		{"main_tree", "main", "checked out in the main working tree " + f.dir},
+		{"foreign_worktree", "theirs", "checked out in worktree " + foreign},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := workspace.Prepare(t.Context(), f.env, f.branchOpts(tt.branch))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Prepare error = %v, want it to say %q", err, tt.want)
+			}
+		})
+	}
+	if got := f.managedDirs(); len(got) != 0 {
+		t.Errorf("worktree directories left: %q", got)
+	}
+	if got, want := f.branches(), []string{"main", "theirs"}; !slices.Equal(got, want) {
+		t.Errorf("branches = %q, want %q", got, want)
+	}
+	if got := len(f.worktrees()); got != 2 {
+		t.Errorf("%d worktrees, want 2", got)
+	}
+}
+
+func TestBranch_in_use_by_another_run(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	first := f.prepare(f.branchOpts("feature"))
+	_, err := workspace.Prepare(t.Context(), f.env, f.branchOpts("feature"))
+	if err == nil || !strings.Contains(err.Error(), "in use by another sandcastle run") {
+		t.Fatalf("second Prepare error = %v, want in use", err)
+	}
+	if !exists(first.Dir) {
+		t.Fatal("the failed second Prepare removed the first run's worktree")
+	}
+	if _, err := first.Finish(t.Context(), true); err != nil {
+		t.Fatal(err)
+	}
+	f.prepare(f.branchOpts("feature"))
+}
+
+func TestBranch_similar_names_get_separate_worktrees(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ab := f.prepare(f.branchOpts("a/b"))
+	dash := f.prepare(f.branchOpts("a-b"))
+	if ab.Dir == dash.Dir {
+		t.Fatalf("a/b and a-b share %s", ab.Dir)
+	}
+	for _, w := range []*workspace.Workspace{ab, dash} {
+		if got := f.git(w.Dir, "symbolic-ref", "--short", "HEAD"); got != w.Source {
+			t.Errorf("worktree %s is on %q, want %q", w.Dir, got, w.Source)
+		}
+	}
+}
+
+func TestPrune_deletes_only_unregistered_unlocked_dirs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	live := f.prepare(f.branchOpts("live"))
+	root := filepath.Join(f.dir, ".sandcastle", "worktrees")
+	stale := filepath.Join(root, "stale")
+	busy := filepath.Join(root, "busy")
+	write(t, filepath.Join(stale, "x"), "x")
+	write(t, filepath.Join(busy, "x"), "x")
+	release, err := workspace.HoldLock(f.dir, "busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+
+	f.prepare(f.branchOpts("next")) // prunes first
+	if exists(stale) {
+		t.Error("stale directory not deleted")
+	}
+	if !exists(busy) {
+		t.Error("directory locked by another run was deleted")
+	}
+	if !exists(live.Dir) {
+		t.Error("registered worktree was deleted")
+	}
+}

@@ -1,0 +1,293 @@
+package workspace
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sandcastle-action/sandcastle/internal/git"
+)
+
+// Strategy says where the agent's commits go.
+type Strategy string
+
+// The branch strategies.
+const (
+	Head        Strategy = "head"
+	MergeToHead Strategy = "merge-to-head"
+	Branch      Strategy = "branch"
+)
+
+// Options describe the workspace to prepare.
+type Options struct {
+	RepoDir  string // any directory inside the host repository's working tree
+	Strategy Strategy
+	Branch   string // branch strategy only: the branch the agent works on
+	Name     string // run name, part of merge-to-head branch names
+	// CopyToWorktree lists paths relative to the repository, copied from the host checkout into
+	// the worktree (worktree strategies only), e.g. .env or node_modules that git does not carry.
+	CopyToWorktree []string
+	// GitConfig holds key=value pairs for every git command, e.g. safe.directory when the
+	// repository belongs to another user, as in a container Action.
+	GitConfig []string
+	Log       *slog.Logger     // nil: discard
+	Now       func() time.Time // nil: time.Now
+}
+
+// Workspace is a prepared checkout. Finish must be called once the agent is done.
+type Workspace struct {
+	Dir      string // host path the agent works in
+	Source   string // the branch the agent commits on; "" in head mode on a detached HEAD
+	Target   string // the host branch when the run started; "" when detached
+	Strategy Strategy
+	Worktree bool // Dir is a worktree created or reused for this run
+
+	host  git.Repo // git in the host repository's top level
+	wt    git.Repo // git in Dir
+	log   *slog.Logger
+	start string // merge-to-head: the commit the temporary branch started from
+
+	createdWorktree bool
+	createdBranch   bool
+	lock            *lock
+	finished        bool
+}
+
+// Commit is one commit the agent made.
+type Commit = git.Commit
+
+// Outcome is what Finish did with the worktree and the branch.
+type Outcome struct {
+	PreservedPath string // the worktree was kept because it has uncommitted changes (or may have)
+	MergeCommit   string // merge-to-head: the merge commit, when the merge was not a fast-forward
+	KeptBranch    string // merge-to-head: the temporary branch was kept (unmerged commits, or preserved worktree)
+	Merged        bool   // merge-to-head: the agent's commits are now on Target
+}
+
+// Per-step deadlines. Creation includes a network fetch, whose own failure is never fatal.
+const (
+	createTimeout  = 60 * time.Second
+	fetchTimeout   = 30 * time.Second
+	pruneTimeout   = 30 * time.Second
+	copyTimeout    = 60 * time.Second
+	queryTimeout   = 30 * time.Second
+	mergeTimeout   = 30 * time.Second
+	cleanupTimeout = 30 * time.Second
+)
+
+// Prepare makes the workspace for o. env is the base environment for git (nil: this process's).
+// On error nothing Prepare created is left behind.
+func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	// gctx bounds the git work of creation; pruning and copying have their own budgets.
+	gctx, cancel := context.WithTimeout(ctx, createTimeout)
+	defer cancel()
+
+	// Upstream tracking is never configured: nothing we create should write .git/config, where
+	// parallel runs would also race on config.lock.
+	host := git.New(o.RepoDir, env).WithConfig(o.GitConfig...).
+		WithConfig("branch.autoSetupMerge=false", "push.autoSetupRemote=false")
+	top, err := host.TopLevel(gctx)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %s is not in a git working tree: %w", o.RepoDir, err)
+	}
+	host = host.At(top)
+	target, err := host.CurrentBranch(gctx)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: read current branch of %s: %w", top, err)
+	}
+	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, log: log}
+	if err := excludeManaged(gctx, host); err != nil {
+		log.Warn("could not hide .sandcastle directories from git status", "err", err)
+	}
+
+	switch o.Strategy {
+	case Head:
+		w.Dir, w.Source, w.wt = top, target, host
+		return w, nil
+	case MergeToHead:
+		if target == "" {
+			return nil, fmt.Errorf("workspace: branch-strategy merge-to-head needs the host checkout on a branch to merge into, but HEAD in %s is detached; check out a branch, or use branch-strategy branch with a branch name", top)
+		}
+		suffix, err := randomHex()
+		if err != nil {
+			return nil, err
+		}
+		w.Source = tempBranch(o.Name, now(), suffix)
+	case Branch:
+		w.Source = o.Branch
+	}
+	w.Worktree = true
+
+	prune(ctx, host, top, log)
+	defer func() {
+		if err != nil {
+			w.discard(ctx)
+		}
+	}()
+	if o.Strategy == MergeToHead {
+		err = w.createTemp(gctx, top)
+	} else {
+		err = w.checkoutBranch(gctx, top)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(o.CopyToWorktree) > 0 {
+		cctx, cancel := context.WithTimeout(ctx, copyTimeout)
+		defer cancel()
+		if err := copyPaths(cctx, top, w.Dir, o.CopyToWorktree, log); err != nil {
+			return nil, fmt.Errorf("workspace: %w", err)
+		}
+	}
+	return w, nil
+}
+
+func (o Options) validate() error {
+	switch o.Strategy {
+	case Head, MergeToHead, Branch:
+	default:
+		return fmt.Errorf("workspace: unknown branch strategy %q (want head, merge-to-head or branch)", o.Strategy)
+	}
+	if o.Strategy == Branch {
+		if err := git.CheckRef(o.Branch); err != nil {
+			return fmt.Errorf("workspace: branch strategy: %w", err)
+		}
+	} else if o.Branch != "" {
+		return fmt.Errorf("workspace: a branch name (%q) is only used with branch-strategy branch, not %s", o.Branch, o.Strategy)
+	}
+	if o.Strategy == Head && len(o.CopyToWorktree) > 0 {
+		return errors.New("workspace: copy-to-worktree needs a worktree; it cannot be used with branch-strategy head")
+	}
+	return nil
+}
+
+// Head returns the commit at the tip of the source branch (HEAD of Dir when there is no branch).
+func (w *Workspace) Head(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	sha, err := w.wt.Resolve(ctx, w.tip())
+	if err != nil {
+		return "", fmt.Errorf("workspace: head of %s: %w", w.describe(), err)
+	}
+	return sha, nil
+}
+
+// Commits returns the commits on the source branch after base, oldest first: the agent's own
+// commits, read from its branch before any merge, so neither merge commits nor host commits
+// appear.
+func (w *Workspace) Commits(ctx context.Context, base string) ([]Commit, error) {
+	if base == "" {
+		return nil, errors.New("workspace: commits: empty base commit")
+	}
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	commits, err := w.wt.Log(ctx, base+".."+w.tip())
+	if err != nil {
+		return nil, fmt.Errorf("workspace: commits on %s since %s: %w", w.describe(), base, err)
+	}
+	return commits, nil
+}
+
+func (w *Workspace) tip() string {
+	if w.Source == "" {
+		return "HEAD"
+	}
+	return "refs/heads/" + w.Source
+}
+
+func (w *Workspace) describe() string {
+	if w.Source == "" {
+		return "detached HEAD"
+	}
+	return w.Source
+}
+
+// tempBranch names a merge-to-head branch: sandcastle/[<name>/]<YYYYMMDD-HHMMSS>-<hex6>, in
+// local time so people recognise it.
+func tempBranch(name string, t time.Time, suffix string) string {
+	stamp := t.Format("20060102-150405") + "-" + suffix
+	if n := slug(name); n != "" {
+		return "sandcastle/" + n + "/" + stamp
+	}
+	return "sandcastle/" + stamp
+}
+
+// slug lower-cases s and turns every run of characters outside [a-z0-9] into one '-'.
+func slug(s string) string {
+	var b []byte
+	dash := false
+	for _, c := range []byte(s) {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		default:
+			dash = len(b) > 0
+			continue
+		}
+		if dash {
+			b = append(b, '-')
+			dash = false
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
+func randomHex() (string, error) {
+	b := make([]byte, 3)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("workspace: random branch suffix: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// managedRoot is where worktrees live, inside the host repository.
+func managedRoot(top string) string { return filepath.Join(top, ".sandcastle", "worktrees") }
+
+func lockDir(top string) string { return filepath.Join(top, ".sandcastle", "locks") }
+
+// cleanupContext is for steps that must run even when the run was cancelled.
+func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+}
+
+// discard undoes a failed Prepare: the worktree and branch it created, never a reused worktree
+// or a branch that existed before.
+func (w *Workspace) discard(ctx context.Context) {
+	ctx, cancel := cleanupContext(ctx)
+	defer cancel()
+	if w.createdWorktree {
+		if _, err := w.host.Run(ctx, "worktree", "remove", "--force", w.Dir); err != nil {
+			w.log.Warn("could not remove worktree; deleting its directory", "path", w.Dir, "err", err)
+			if err := os.RemoveAll(w.Dir); err != nil {
+				w.log.Warn("could not delete worktree directory", "path", w.Dir, "err", err)
+			}
+			_, _ = w.host.Run(ctx, "worktree", "prune")
+		}
+	}
+	if w.createdBranch {
+		if _, err := w.host.Run(ctx, "branch", "-D", w.Source); err != nil {
+			w.log.Warn("could not delete branch", "branch", w.Source, "err", err)
+		}
+	}
+	w.lock.release()
+	w.lock = nil
+}

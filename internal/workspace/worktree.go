@@ -1,0 +1,297 @@
+package workspace
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sandcastle-action/sandcastle/internal/git"
+)
+
+// dirName maps a branch to its worktree directory name. Flattening alone is not injective
+// (a/b and a-b would share a directory, and case-insensitive file systems merge Feat and feat),
+// so a hash of the exact branch name is appended.
+func dirName(branch string) string {
+	flat := []byte(branch)
+	for i, c := range flat {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+		if !ok {
+			flat[i] = '-'
+		}
+	}
+	if len(flat) > 80 { // file names have a length limit; the hash keeps it unique
+		flat = flat[:80]
+	}
+	sum := sha256.Sum256([]byte(branch))
+	return string(flat) + "-" + hex.EncodeToString(sum[:4])
+}
+
+// createTemp creates the merge-to-head worktree on a new branch at the host's HEAD.
+func (w *Workspace) createTemp(ctx context.Context, top string) error {
+	path := filepath.Join(managedRoot(top), dirName(w.Source))
+	if err := w.acquire(top, path); err != nil {
+		return err
+	}
+	start, err := w.host.Head(ctx)
+	if err != nil {
+		return fmt.Errorf("workspace: read HEAD of %s: %w", top, err)
+	}
+	if err := w.add(ctx, path, "-b", w.Source, path, start); err != nil {
+		return err
+	}
+	w.createdBranch = true
+	w.start = start
+	return nil
+}
+
+// checkoutBranch gives the branch strategy its worktree: the managed one already holding the
+// branch, or a new one.
+func (w *Workspace) checkoutBranch(ctx context.Context, top string) error {
+	branch := w.Source
+	path := filepath.Join(managedRoot(top), dirName(branch))
+	list, err := w.host.WorktreeList(ctx)
+	if err != nil {
+		return fmt.Errorf("workspace: list worktrees of %s: %w", top, err)
+	}
+	found := -1
+	for i, t := range list {
+		if t.Branch == branch {
+			found = i
+			break
+		}
+	}
+	if found < 0 {
+		// A managed worktree paused mid-rebase is detached but still ours.
+		for i, t := range list {
+			if samePath(t.Path, path) {
+				found = i
+				break
+			}
+		}
+	}
+	if found >= 0 {
+		return w.reuse(ctx, top, list, found)
+	}
+
+	if err := w.acquire(top, path); err != nil {
+		return err
+	}
+	remote := w.fetch(ctx, branch)
+	exists, err := w.host.BranchExists(ctx, branch)
+	if err != nil {
+		return fmt.Errorf("workspace: look up branch %s: %w", branch, err)
+	}
+	switch {
+	case exists:
+		if err := w.add(ctx, path, path, branch); err != nil {
+			return err
+		}
+		if remote {
+			w.fastForward(ctx, branch)
+		}
+	case remote:
+		// The branch exists only on origin, e.g. a re-run continuing a pushed branch: continue it
+		// rather than start a second history that could not be pushed.
+		if err := w.add(ctx, path, "-b", branch, path, "refs/remotes/origin/"+branch); err != nil {
+			return err
+		}
+		w.createdBranch = true
+	default:
+		if err := w.add(ctx, path, "-b", branch, path, "HEAD"); err != nil {
+			return err
+		}
+		w.createdBranch = true
+	}
+	w.log.Info("created worktree", "path", path, "branch", branch)
+	return nil
+}
+
+// reuse takes over the worktree list[i], which holds the branch (or its directory).
+func (w *Workspace) reuse(ctx context.Context, top string, list []git.Worktree, i int) error {
+	t := list[i]
+	branch := w.Source
+	if !under(t.Path, managedRoot(top)) {
+		where := "worktree " + t.Path
+		if i == 0 {
+			where = "the main working tree " + t.Path
+		}
+		return fmt.Errorf("workspace: branch %q is checked out in %s, and git allows a branch in only one worktree; choose another branch, or switch that checkout to another branch", branch, where)
+	}
+	if t.Branch != "" && t.Branch != branch {
+		return fmt.Errorf("workspace: worktree %s, meant for branch %q, has branch %q checked out; remove it with: git worktree remove %s", t.Path, branch, t.Branch, t.Path)
+	}
+	if err := w.acquire(top, t.Path); err != nil {
+		return err
+	}
+	w.Dir, w.wt = t.Path, w.host.At(t.Path)
+	if dirty, err := w.wt.IsDirty(ctx); dirty {
+		w.log.Warn("reusing worktree with uncommitted changes as it is", "path", t.Path, "branch", branch, "status_error", err)
+		return nil
+	}
+	head, err := w.wt.Run(ctx, "symbolic-ref", "--quiet", "HEAD")
+	if err != nil || head != "refs/heads/"+branch {
+		w.log.Info("reusing worktree; HEAD is not on the branch, skipping origin refresh", "path", t.Path, "branch", branch)
+		return nil
+	}
+	if !w.fetch(ctx, branch) {
+		w.log.Info("reusing worktree as it is", "path", t.Path, "branch", branch)
+		return nil
+	}
+	w.fastForward(ctx, branch)
+	return nil
+}
+
+// add runs git worktree add with args and records that the worktree at path exists.
+func (w *Workspace) add(ctx context.Context, path string, args ...string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("workspace: %w", err)
+	}
+	if _, err := w.host.Run(ctx, append([]string{"worktree", "add", "--quiet"}, args...)...); err != nil {
+		return fmt.Errorf("workspace: create worktree for %s: %w", w.Source, err)
+	}
+	w.createdWorktree = true
+	w.Dir, w.wt = path, w.host.At(path)
+	return nil
+}
+
+// fetch updates origin/<branch> and reports whether it now reflects the remote. It is never
+// fatal: no origin, no network or no such remote branch just mean there is nothing to follow.
+func (w *Workspace) fetch(ctx context.Context, branch string) bool {
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	spec := "+refs/heads/" + branch + ":refs/remotes/origin/" + branch
+	if _, err := w.host.Run(ctx, "fetch", "--quiet", "--no-tags", "origin", spec); err != nil {
+		w.log.Info("could not fetch branch from origin", "branch", branch, "err", err)
+		return false
+	}
+	return true
+}
+
+// fastForward moves the clean worktree's branch to origin/<branch> when that is a fast-forward,
+// and otherwise leaves it: unpushed or diverged commits are never clobbered.
+func (w *Workspace) fastForward(ctx context.Context, branch string) {
+	before, _ := w.wt.Head(ctx)
+	if _, err := w.wt.Run(ctx, "merge", "--ff-only", "--quiet", "--no-autostash", "refs/remotes/origin/"+branch); err != nil {
+		w.log.Info("branch has diverged from origin; using it as it is", "branch", branch, "err", err)
+		return
+	}
+	if after, _ := w.wt.Head(ctx); after != before {
+		w.log.Info("fast-forwarded branch to origin", "branch", branch, "from", before, "to", after)
+	}
+}
+
+// prune forgets worktrees whose directories are gone and deletes directories under the managed
+// root that git no longer knows, unless another run holds their lock. It is best effort.
+func prune(ctx context.Context, host git.Repo, top string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, pruneTimeout)
+	defer cancel()
+	if _, err := host.Run(ctx, "worktree", "prune"); err != nil {
+		log.Warn("could not prune stale worktrees", "err", err)
+		return
+	}
+	root := managedRoot(top)
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			log.Warn("could not prune stale worktrees", "err", err)
+		}
+		return
+	}
+	list, err := host.WorktreeList(ctx)
+	if err != nil {
+		log.Warn("could not prune stale worktrees", "err", err)
+		return
+	}
+	for _, e := range entries {
+		path := filepath.Join(root, e.Name())
+		if !e.IsDir() || registered(list, path) {
+			continue
+		}
+		l, err := acquire(filepath.Join(lockDir(top), e.Name()+".lock"))
+		if err != nil {
+			continue // in use, or being created, by another run
+		}
+		if err := os.RemoveAll(path); err != nil {
+			log.Warn("could not delete stale worktree directory", "path", path, "err", err)
+		} else {
+			log.Info("deleted stale worktree directory", "path", path)
+		}
+		l.release()
+	}
+}
+
+func registered(list []git.Worktree, path string) bool {
+	for _, t := range list {
+		if samePath(t.Path, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// samePath compares paths as written and, failing that, with symlinks resolved (git records
+// the path it was given; /tmp and /private/tmp name one directory on macOS).
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// under reports whether path is inside root.
+func under(path, root string) bool {
+	inside := func(p, r string) bool {
+		rel, err := filepath.Rel(r, p)
+		return err == nil && rel != "." && filepath.IsLocal(rel)
+	}
+	if inside(filepath.Clean(path), filepath.Clean(root)) {
+		return true
+	}
+	rp, err1 := filepath.EvalSymlinks(path)
+	rr, err2 := filepath.EvalSymlinks(root)
+	return err1 == nil && err2 == nil && inside(rp, rr)
+}
+
+// excludeManaged lists the directories we create inside the host repository in its
+// info/exclude, once, which keeps them out of git status without adding a file to the user's
+// tree.
+func excludeManaged(ctx context.Context, host git.Repo) error {
+	common, err := host.CommonDir(ctx)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(common, "info", "exclude")
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	have := map[string]bool{}
+	for line := range strings.Lines(string(data)) {
+		have[strings.TrimSpace(line)] = true
+	}
+	var add strings.Builder
+	for _, p := range []string{"/.sandcastle/worktrees/", "/.sandcastle/logs/", "/.sandcastle/locks/"} {
+		if !have[p] {
+			add.WriteString(p + "\n")
+		}
+	}
+	if add.Len() == 0 {
+		return nil
+	}
+	if len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
+		data = append(data, '\n')
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, add.String()...), 0o644)
+}
