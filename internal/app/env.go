@@ -54,6 +54,10 @@ func resolveEnv(getenv func(string) string, names []string, file map[string]stri
 		add(k, getenv(k))
 	}
 	for _, k := range agentNames {
+		if v := getenv(k); v != "" && !secretName(k) && !slices.Contains(githubCredentials, k) {
+			e.vars[k] = v // an endpoint or proxy setting, not a secret
+			continue
+		}
 		add(k, getenv(k))
 	}
 	if len(bad) > 0 {
@@ -63,6 +67,16 @@ func resolveEnv(getenv func(string) string, names []string, file map[string]stri
 			strings.Join(bad, ", "), plural(len(bad), "it", "them"))
 	}
 	return e, nil
+}
+
+// secretName reports whether an agent variable holds a credential, judging by its name.
+func secretName(name string) bool {
+	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "AUTH", "CREDENTIAL", "HEADERS"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -1,0 +1,385 @@
+package app
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
+)
+
+// These tests run the real Claude Code CLI through Main, as the Action does, against a scripted
+// Messages API server. They fail in CI when claude is missing.
+
+const signal = "<promise>COMPLETE</promise>"
+
+// action is one Action run: a repository, the model script and the runner's files.
+type action struct {
+	t       *testing.T
+	env     env
+	dir     string
+	model   *testkit.Anthropic
+	outputs string
+	summary string
+	home    string
+}
+
+func newAction(t *testing.T, steps ...testkit.Step) *action {
+	t.Helper()
+	claude := testkit.RequireBinary(t, "claude")
+	e := hermeticEnv(t)
+	e["PATH"] = filepath.Dir(claude) + string(os.PathListSeparator) + os.Getenv("PATH")
+	a := &action{t: t, env: e, dir: newRepo(t, e), model: testkit.NewAnthropic(t, steps...)}
+	a.home = t.TempDir()
+	for k, v := range a.model.Env(a.home) {
+		e[k] = v
+	}
+	runner := t.TempDir()
+	a.outputs = filepath.Join(runner, "output")
+	a.summary = filepath.Join(runner, "summary")
+	writeFile(t, a.outputs, "")
+	writeFile(t, a.summary, "")
+	e["GITHUB_ACTIONS"] = "true"
+	e["GITHUB_WORKSPACE"] = a.dir
+	e["GITHUB_OUTPUT"] = a.outputs
+	e["GITHUB_STEP_SUMMARY"] = a.summary
+	// claude's own switches that keep it offline and quiet; they reach it through the env input,
+	// as a user's would.
+	a.input("env", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC\nCLAUDE_CODE_MAX_RETRIES")
+	return a
+}
+
+func (a *action) input(name, value string) { a.env[inputs.EnvName(name)] = value }
+
+func (a *action) run() invocation {
+	a.t.Helper()
+	inv := runMain(a.t, a.env, a.dir)
+	a.t.Logf("exit %d; output:\n%s", inv.code, inv.output())
+	return inv
+}
+
+// readOutputs parses GITHUB_OUTPUT as the runner does: name=value lines and name<<DELIM blocks.
+func (a *action) readOutputs() map[string]string {
+	a.t.Helper()
+	f, err := os.Open(a.outputs)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if name, delim, ok := strings.Cut(line, "<<"); ok {
+			var val []string
+			for sc.Scan() && sc.Text() != delim {
+				val = append(val, sc.Text())
+			}
+			out[name] = strings.Join(val, "\n")
+			continue
+		}
+		if name, val, ok := strings.Cut(line, "="); ok {
+			out[name] = val
+		}
+	}
+	for _, name := range inputs.OutputNames {
+		if _, ok := out[name]; !ok {
+			a.t.Errorf("output %q was not written", name)
+		}
+	}
+	return out
+}
+
+func (a *action) git(args ...string) string {
+	a.t.Helper()
+	return gitRun(a.t, a.env, a.dir, args...)
+}
+
+// commitBash is a Bash step that edits a file and commits it.
+func commitBash(file, line, msg string) testkit.Step {
+	return testkit.Bash("echo '" + line + "' >> " + file + " && git add " + file + " && git commit -qm '" + msg + "'")
+}
+
+func commitList(t *testing.T, js string) []string {
+	t.Helper()
+	var shas []string
+	if err := json.Unmarshal([]byte(js), &shas); err != nil {
+		t.Fatalf("commits output %q is not a JSON array: %v", js, err)
+	}
+	return shas
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("%q is not a number", s)
+	}
+	return n
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestClaudeEditsCommitsAndSignals(t *testing.T) {
+	t.Parallel()
+	a := newAction(t,
+		commitBash("notes.txt", "hello from the agent", "Add a note"),
+		testkit.Text("I added the note. "+signal),
+	)
+	base := a.git("rev-parse", "HEAD")
+	a.input("prompt", "Add a note to notes.txt, commit it, then print "+signal)
+	a.input("max-iterations", "3")
+	inv := a.run()
+	if inv.code != 0 {
+		t.Fatalf("exit code %d, want 0", inv.code)
+	}
+	out := a.readOutputs()
+	head := a.git("rev-parse", "HEAD")
+	if got := commitList(t, out["commits"]); len(got) != 1 || got[0] != head {
+		t.Errorf("commits = %v, want [%s]", got, head)
+	}
+	for name, want := range map[string]string{
+		"status": "complete", "iterations": "1", "completion-signal": signal, "commit-count": "1",
+		"branch": "main", "base-sha": base, "head-sha": head,
+	} {
+		if out[name] != want {
+			t.Errorf("output %s = %q, want %q", name, out[name], want)
+		}
+	}
+	if got := a.git("log", "-1", "--format=%s %an"); got != "Add a note sandcastle-agent[bot]" {
+		t.Errorf("last commit = %q, want the agent's commit with the default identity", got)
+	}
+	if out["session-id"] == "" || atoi(t, out["input-tokens"]) == 0 || atoi(t, out["output-tokens"]) == 0 || out["cost-usd"] == "" {
+		t.Errorf("session and usage outputs missing: %v", out)
+	}
+	log := readFile(t, out["log-file"])
+	for _, want := range []string{"Iteration 1/3", "Bash(", "I added the note.", "Run complete"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log file lacks %q:\n%s", want, log)
+		}
+	}
+	if !strings.Contains(inv.stdout, "::stop-commands::") {
+		t.Errorf("agent output is not fenced with stop-commands:\n%s", inv.stdout)
+	}
+	summary := readFile(t, a.summary)
+	for _, want := range []string{"complete", head[:7], "Add a note"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("job summary lacks %q:\n%s", want, summary)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(a.home, ".gitconfig")); !os.IsNotExist(err) {
+		t.Errorf("a global git config was written (stat: %v)", err)
+	}
+}
+
+func TestClaudeRunsOutOfIterations(t *testing.T) {
+	t.Parallel()
+	a := newAction(t,
+		commitBash("a.txt", "one", "First step"),
+		testkit.Text("Did step one, more to do."),
+		commitBash("b.txt", "two", "Second step"),
+		testkit.Text("Did step two, more to do."),
+		testkit.Text("Looked around, nothing changed."),
+	)
+	a.input("prompt", "Work through the plan one step per run.")
+	a.input("max-iterations", "3")
+	inv := a.run()
+	if inv.code != 0 {
+		t.Fatalf("exit code %d, want 0 (running out of iterations is an outcome, not a failure)", inv.code)
+	}
+	out := a.readOutputs()
+	if out["status"] != "incomplete" || out["iterations"] != "3" || out["completion-signal"] != "" {
+		t.Errorf("status %q, iterations %q, signal %q; want incomplete, 3, none", out["status"], out["iterations"], out["completion-signal"])
+	}
+	want := strings.Fields(a.git("log", "--reverse", "--format=%H", "-2"))
+	if got := commitList(t, out["commits"]); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("commits = %v, want the two agent commits oldest first %v", got, want)
+	}
+	if got := len(a.model.Requests()); got != 5 {
+		t.Errorf("model saw %d requests, want 5 across three fresh sessions", got)
+	}
+	if !strings.Contains(readFile(t, a.summary), "3 / 3") && !strings.Contains(readFile(t, a.summary), "3/3") {
+		t.Errorf("summary does not show 3 of 3 iterations:\n%s", readFile(t, a.summary))
+	}
+}
+
+const schema = `{"type":"object","required":["summary","score"],"properties":{"summary":{"type":"string"},"score":{"type":"integer"}}}`
+
+func TestClaudeStructuredOutput(t *testing.T) {
+	t.Parallel()
+	a := newAction(t, testkit.Text("Here it is:\n<result>\n```json\n{\"summary\": \"all good\", \"score\": 7}\n```\n</result>\n"+signal))
+	a.input("prompt", "Review the repo and answer inside <result> tags as JSON.")
+	a.input("output-tag", "result")
+	a.input("output-schema", schema)
+	if inv := a.run(); inv.code != 0 {
+		t.Fatalf("exit code %d, want 0", inv.code)
+	}
+	out := a.readOutputs()
+	if got, want := out["output"], `{"summary":"all good","score":7}`; got != want {
+		t.Errorf("output = %s, want %s", got, want)
+	}
+	if !strings.Contains(readFile(t, a.summary), `"summary": "all good"`) {
+		t.Errorf("summary lacks the structured output:\n%s", readFile(t, a.summary))
+	}
+}
+
+func TestClaudeStructuredOutputRetryResumesSession(t *testing.T) {
+	t.Parallel()
+	a := newAction(t,
+		testkit.Text(`<result>{"summary": "all good", "score": "high"}</result>`),
+		testkit.Text(`<result>{"summary": "all good", "score": 9}</result>`),
+	)
+	a.input("prompt", "Review the repo and answer inside <result> tags as JSON. Remember the word PELICAN.")
+	a.input("output-tag", "result")
+	a.input("output-schema", schema)
+	a.input("output-max-retries", "2")
+	if inv := a.run(); inv.code != 0 {
+		t.Fatalf("exit code %d, want 0", inv.code)
+	}
+	out := a.readOutputs()
+	if got, want := out["output"], `{"summary":"all good","score":9}`; got != want {
+		t.Errorf("output = %s, want %s", got, want)
+	}
+	reqs := a.model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("model saw %d requests, want 2", len(reqs))
+	}
+	retry := reqs[1].Transcript()
+	for _, want := range []string{"PELICAN", `"high"`, "/score"} {
+		if !strings.Contains(retry, want) {
+			t.Errorf("the retry does not carry %q: the session was not resumed with the problem; transcript:\n%s", want, retry)
+		}
+	}
+	if out["iterations"] != "2" {
+		t.Errorf("iterations = %q, want 2 (the run and its retry)", out["iterations"])
+	}
+}
+
+func TestClaudeStructuredOutputMissing(t *testing.T) {
+	t.Parallel()
+	a := newAction(t, commitBash("x.txt", "x", "Work"), testkit.Text("I forgot the tag. "+signal))
+	a.input("prompt", "Answer inside <result> tags.")
+	a.input("output-tag", "result")
+	a.input("output-type", "string")
+	inv := a.run()
+	if inv.code != 1 {
+		t.Fatalf("exit code %d, want 1", inv.code)
+	}
+	out := a.readOutputs()
+	if out["status"] != "failed" || out["output"] != "" {
+		t.Errorf("status %q output %q; want failed and no output", out["status"], out["output"])
+	}
+	if out["commit-count"] != "1" {
+		t.Errorf("commit-count = %q: the agent's commit must still be reported", out["commit-count"])
+	}
+	if !strings.Contains(inv.stdout, "<result> not found") {
+		t.Errorf("error does not say the tag was not found:\n%s", inv.stdout)
+	}
+}
+
+func TestClaudeIdleTimeoutKillsAgent(t *testing.T) {
+	t.Parallel()
+	a := newAction(t, commitBash("x.txt", "x", "Work"), testkit.Hang())
+	a.input("prompt", "Work, then think forever.")
+	a.input("idle-timeout-seconds", "2")
+	inv := a.run()
+	if inv.code != 1 {
+		t.Fatalf("exit code %d, want 1", inv.code)
+	}
+	out := a.readOutputs()
+	if out["status"] != "failed" || out["commit-count"] != "1" {
+		t.Errorf("status %q commit-count %q; want failed with the commit kept", out["status"], out["commit-count"])
+	}
+	if !strings.Contains(inv.stdout, "idle-timeout-seconds") {
+		t.Errorf("error does not point at idle-timeout-seconds:\n%s", inv.stdout)
+	}
+	if pids := processesWithHome(t, a.home); len(pids) > 0 {
+		t.Errorf("agent processes still running after the idle timeout: %v", pids)
+	}
+}
+
+func TestClaudeSignalThenHangCompletesAfterGrace(t *testing.T) {
+	t.Parallel()
+	a := newAction(t, commitBash("x.txt", "x", "Work"), testkit.TextThenHang("All done. "+signal))
+	a.input("prompt", "Work, then say you are done.")
+	a.input("completion-timeout-seconds", "1")
+	a.input("max-iterations", "2")
+	inv := a.run()
+	if inv.code != 0 {
+		t.Fatalf("exit code %d, want 0", inv.code)
+	}
+	out := a.readOutputs()
+	if out["status"] != "complete" || out["completion-signal"] != signal || out["commit-count"] != "1" || out["iterations"] != "1" {
+		t.Errorf("outputs %v; want complete after 1 iteration with the signal and the commit", out)
+	}
+	if !strings.Contains(inv.stdout, "completion-timeout-seconds") {
+		t.Errorf("no warning about the hanging agent:\n%s", inv.stdout)
+	}
+	if pids := processesWithHome(t, a.home); len(pids) > 0 {
+		t.Errorf("agent processes still running after the grace window: %v", pids)
+	}
+}
+
+func TestClaudeAPIError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		step testkit.Step
+		want string
+	}{
+		{"unauthorized", testkit.Error(401, "invalid x-api-key"), "Invalid API key"},
+		{"server_error", testkit.Error(500, "scripted outage"), "scripted outage"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := newAction(t, tt.step)
+			a.input("prompt", "Do anything.")
+			inv := a.run()
+			if inv.code != 1 {
+				t.Fatalf("exit code %d, want 1", inv.code)
+			}
+			out := a.readOutputs()
+			if out["status"] != "failed" || out["commit-count"] != "0" {
+				t.Errorf("status %q commit-count %q; want failed, 0", out["status"], out["commit-count"])
+			}
+			if !strings.Contains(inv.stdout, "::error::agent claude-code exited with code 1: ") || !strings.Contains(inv.stdout, tt.want) {
+				t.Errorf("error annotation does not carry %q:\n%s", tt.want, inv.stdout)
+			}
+		})
+	}
+}
+
+// processesWithHome lists the processes whose environment has HOME=home: the agent and
+// everything it started.
+func processesWithHome(t *testing.T, home string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	want := "HOME=" + home + "\x00"
+	var pids []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && strings.Contains("\x00"+string(b), "\x00"+want) {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}
