@@ -2,7 +2,9 @@ package app
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -58,7 +60,12 @@ func (a *action) input(name, value string) { a.env[inputs.EnvName(name)] = value
 
 func (a *action) run() invocation {
 	a.t.Helper()
-	inv := runMain(a.t, a.env, a.dir)
+	return a.runContext(a.t.Context())
+}
+
+func (a *action) runContext(ctx context.Context) invocation {
+	a.t.Helper()
+	inv := runMainContext(ctx, a.t, a.env, a.dir)
 	a.t.Logf("exit %d; output:\n%s", inv.code, inv.output())
 	return inv
 }
@@ -382,4 +389,109 @@ func processesWithHome(t *testing.T, home string) []string {
 		}
 	}
 	return pids
+}
+
+// TestClaudeCancelledKeepsWork cancels the run the way a cancelled job does (SIGTERM reaches
+// main as a cancelled context) while the agent is mid-turn: the agent is killed, its commit is
+// reported and stays on its branch, and the worktree with uncommitted work is kept.
+func TestClaudeCancelledKeepsWork(t *testing.T) {
+	t.Parallel()
+	a := newAction(t,
+		commitBash("done.txt", "finished part", "Finish part one"),
+		testkit.Bash("echo 'half done' > wip.txt"),
+		testkit.Hang(),
+	)
+	a.input("prompt", "Do the work.")
+	a.input("branch-strategy", "branch")
+	a.input("branch", "agent/work")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		if err := a.model.WaitRequests(ctx, 3); err == nil {
+			cancel()
+		}
+	}()
+	inv := a.runContext(ctx)
+	if inv.code != 1 {
+		t.Fatalf("exit code %d, want 1", inv.code)
+	}
+	out := a.readOutputs()
+	if out["status"] != "cancelled" || out["commit-count"] != "1" || out["branch"] != "agent/work" {
+		t.Errorf("status %q, commit-count %q, branch %q; want cancelled, 1, agent/work", out["status"], out["commit-count"], out["branch"])
+	}
+	if got := a.git("log", "-1", "--format=%s", "agent/work"); got != "Finish part one" {
+		t.Errorf("agent/work tip = %q, want the agent's commit", got)
+	}
+	kept := out["preserved-worktree"]
+	if kept == "" || readFile(t, filepath.Join(kept, "wip.txt")) != "half done\n" {
+		t.Errorf("preserved-worktree = %q; want the worktree with wip.txt kept", kept)
+	}
+	if pids := processesWithHome(t, a.home); len(pids) > 0 {
+		t.Errorf("agent processes still running after cancellation: %v", pids)
+	}
+}
+
+// TestClaudeMergeToHead runs a prompt template on a temporary branch: the built-in and the
+// shell expression both name the real branch, only the agent's commit is reported, and it is
+// merged into main while main moved meanwhile.
+func TestClaudeMergeToHead(t *testing.T) {
+	t.Parallel()
+	a := newAction(t,
+		commitBash("agent.txt", "from the agent", "Agent change"),
+		testkit.Text("Merged work ready. "+signal),
+	)
+	writeFile(t, filepath.Join(a.dir, ".sandcastle", "prompt.md"),
+		"Work on {{SOURCE_BRANCH}} for {{TARGET_BRANCH}} (issue {{ISSUE}}).\nCurrent branch: !`git rev-parse --abbrev-ref HEAD`\n")
+	a.git("add", ".sandcastle/prompt.md")
+	a.git("commit", "-qm", "Add prompt")
+	a.input("prompt-file", ".sandcastle/prompt.md")
+	a.input("prompt-args", "ISSUE: 42")
+	a.input("branch-strategy", "merge-to-head")
+	a.input("name", "Fix It")
+	marker := filepath.Join(t.TempDir(), "hook-ran")
+	a.input("hook-worktree-ready", "pwd > "+marker)
+	a.input("hook-sandbox-ready", "git log -1 --format=%s > /dev/null")
+	inv := a.run()
+	if inv.code != 0 {
+		t.Fatalf("exit code %d, want 0", inv.code)
+	}
+	out := a.readOutputs()
+	reqs := a.model.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("the model saw no request")
+	}
+	prompt := reqs[0].Transcript()
+	i := strings.Index(prompt, "Work on ")
+	if i < 0 {
+		t.Fatalf("prompt not found in the first request:\n%s", prompt)
+	}
+	var source, target, issue, current string
+	if _, err := fmt.Sscanf(prompt[i:], "Work on %s for %s (issue %s\nCurrent branch: %s", &source, &target, &issue, &current); err != nil {
+		t.Fatalf("prompt %q: %v", prompt[i:], err)
+	}
+	if !strings.HasPrefix(source, "sandcastle/fix-it/") || source != current || target != "main" || issue != "42)." {
+		t.Errorf("prompt said source %q, current %q, target %q, issue %q; want the real temp branch twice, main, 42", source, current, target, issue)
+	}
+	if out["branch"] != "main" || out["commit-count"] != "1" {
+		t.Errorf("branch %q commit-count %q; want main, 1", out["branch"], out["commit-count"])
+	}
+	agentCommit := commitList(t, out["commits"])[0]
+	if got := a.git("log", "-1", "--format=%s", agentCommit); got != "Agent change" {
+		t.Errorf("reported commit is %q, want the agent's", got)
+	}
+	if a.git("rev-parse", "HEAD") != agentCommit || out["head-sha"] != agentCommit {
+		t.Errorf("main was not fast-forwarded to the agent's commit (head-sha %s)", out["head-sha"])
+	}
+	if branches := a.git("branch", "--list", "sandcastle/*"); branches != "" {
+		t.Errorf("temporary branches left: %s", branches)
+	}
+	if left := managedWorktrees(t, a.dir); len(left) > 0 {
+		t.Errorf("worktrees left: %v", left)
+	}
+	if got := readFile(t, marker); !strings.Contains(got, filepath.Join(".sandcastle", "worktrees")) {
+		t.Errorf("hook-worktree-ready ran in %q, want the worktree", got)
+	}
+	if !strings.HasSuffix(out["log-file"], "-fix-it.log") {
+		t.Errorf("log-file = %q, want the run name in it", out["log-file"])
+	}
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,8 +63,13 @@ func (i invocation) output() string { return i.stdout + i.stderr }
 
 func runMain(t *testing.T, e env, dir string, args ...string) invocation {
 	t.Helper()
+	return runMainContext(t.Context(), t, e, dir, args...)
+}
+
+func runMainContext(ctx context.Context, t *testing.T, e env, dir string, args ...string) invocation {
+	t.Helper()
 	var stdout, stderr syncBuffer
-	code := Main(t.Context(), System{
+	code := Main(ctx, System{
 		Args:   args,
 		Getenv: e.get,
 		Getwd:  func() (string, error) { return dir, nil },

@@ -369,7 +369,7 @@ func openLog(cfg inputs.Config, ws *workspace.Workspace, top string) (string, io
 			name = fileSafe(ws.Target) + "-" + name
 		}
 		if cfg.Name != "" {
-			name += "-" + fileSafe(strings.ToLower(cfg.Name))
+			name += "-" + nameSafe(cfg.Name)
 		}
 		path = filepath.Join(top, ".sandcastle", "logs", name+".log")
 	}
@@ -398,6 +398,16 @@ func fileSafe(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// nameSafe lower-cases a run name and keeps only [a-z0-9_.-].
+func nameSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(s))
 }
 
 func unjoin(err error) []error {
