@@ -143,9 +143,10 @@ func TestClaudeEditsCommitsAndSignals(t *testing.T) {
 	t.Parallel()
 	a := newAction(t,
 		commitBash("notes.txt", "hello from the agent", "Add a note"),
-		testkit.Text("I added the note. "+signal),
+		testkit.Text("I added the note. The key was "+testkit.FakeAPIKey+". "+signal),
 	)
 	base := a.git("rev-parse", "HEAD")
+	gitConfig := readFile(t, filepath.Join(a.dir, ".git", "config"))
 	a.input("prompt", "Add a note to notes.txt, commit it, then print "+signal)
 	a.input("max-iterations", "3")
 	inv := a.run()
@@ -185,6 +186,13 @@ func TestClaudeEditsCommitsAndSignals(t *testing.T) {
 		if !strings.Contains(summary, want) {
 			t.Errorf("job summary lacks %q:\n%s", want, summary)
 		}
+	}
+	jobLog := strings.ReplaceAll(inv.stdout, "::add-mask::"+testkit.FakeAPIKey+"\n", "") // the runner must learn the secret
+	if strings.Contains(log+jobLog+readFile(t, a.summary)+readFile(t, a.outputs), testkit.FakeAPIKey) {
+		t.Error("the API key reached the log, the job log, the summary or the outputs unmasked")
+	}
+	if got := readFile(t, filepath.Join(a.dir, ".git", "config")); got != gitConfig {
+		t.Errorf(".git/config changed:\n%s", got)
 	}
 	if _, err := os.Stat(filepath.Join(a.home, ".gitconfig")); !os.IsNotExist(err) {
 		t.Errorf("a global git config was written (stat: %v)", err)
