@@ -100,9 +100,9 @@ func (c ClaudeCode) Command(r Request) (Command, error) {
 			argv = append(argv, "--fork-session")
 		}
 	}
-	// "-p -": print mode again and a lone "-" positional; the prompt itself comes on stdin, which
-	// keeps it out of argv (no E2BIG, not visible in ps).
-	argv = append(argv, "-p", "-")
+	// The prompt comes on stdin, which keeps it out of argv (no E2BIG, not visible in ps). No
+	// trailing "-p -" as the reference has: claude takes that "-" as prompt text and sends the
+	// model "-\n" before the real prompt.
 	return Command{Argv: argv, Stdin: r.Prompt, Env: env}, nil
 }
 

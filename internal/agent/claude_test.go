@@ -17,7 +17,7 @@ func TestClaudeCommand(t *testing.T) {
 	head := []string{"claude", "--print", "--verbose"}
 	skip := []string{"--dangerously-skip-permissions"}
 	output := []string{"--output-format", "stream-json", "--model"}
-	tail := []string{"-p", "-"}
+	tail := []string{}
 	argv := func(parts ...[]string) []string { return slices.Concat(parts...) }
 	sandboxEnv := map[string]string{"IS_SANDBOX": "1"}
 

@@ -154,6 +154,9 @@ func TestClaudeEditsCommitsAndSignals(t *testing.T) {
 		t.Fatalf("exit code %d, want 0", inv.code)
 	}
 	out := a.readOutputs()
+	if got := a.model.Requests()[0].Transcript(); !strings.Contains(got, "user: Add a note to notes.txt") {
+		t.Errorf("the model did not receive the prompt as the user's text:\n%s", got)
+	}
 	head := a.git("rev-parse", "HEAD")
 	if got := commitList(t, out["commits"]); len(got) != 1 || got[0] != head {
 		t.Errorf("commits = %v, want [%s]", got, head)

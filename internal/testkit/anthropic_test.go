@@ -1,0 +1,362 @@
+package testkit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// These tests speak to the stand-in over HTTP without the CLI, so they run everywhere.
+
+// mainBody is a minimal main request: it offers a tool, so it consumes a step.
+const mainBody = `{"model":"claude-opus-4-8","stream":%t,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"hi"}]}`
+
+func post(t *testing.T, ctx context.Context, url, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read %s: %v", url, err)
+	}
+	return resp.StatusCode, b
+}
+
+func TestAnthropicReplies(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		step   Step
+		stream bool
+	}{
+		{"text_stream", Text("Done. <promise>COMPLETE</promise>"), true},
+		{"bash_stream", Bash(`echo "hi" >> notes.txt`), true},
+		{"text_message", Text("plain"), false},
+		{"bash_message", Bash("true"), false},
+		{"error_wraps_message", Error(401, "invalid x-api-key"), true},
+		{"error_verbatim_json", Error(529, `{"type":"error","error":{"type":"overloaded_error","message":"busy"}}`), true},
+		{"error_unknown_status_is_api_error", Error(503, "down"), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := NewAnthropic(t, tt.step)
+			status, body := post(t, t.Context(), a.URL()+"/v1/messages?beta=true", fmt.Sprintf(mainBody, tt.stream))
+			golden(t, tt.name, fmt.Appendf(nil, "HTTP %d\n\n%s", status, body))
+		})
+	}
+}
+
+func TestAnthropicStreamIsWellFormed(t *testing.T) {
+	t.Parallel()
+	a := NewAnthropic(t, Bash("ls"))
+	_, body := post(t, t.Context(), a.URL()+"/v1/messages", fmt.Sprintf(mainBody, true))
+
+	var types []string
+	var partial strings.Builder
+	for ev := range strings.SplitSeq(strings.TrimSpace(string(body)), "\n\n") {
+		name, data, ok := strings.Cut(ev, "\ndata: ")
+		if !ok {
+			t.Fatalf("event without data line: %q", ev)
+		}
+		var payload struct {
+			Type  string `json:"type"`
+			Delta struct {
+				PartialJSON string `json:"partial_json"`
+			} `json:"delta"`
+		}
+		if err := json.Unmarshal([]byte(data), &payload); err != nil {
+			t.Fatalf("event data is not JSON: %v: %q", err, data)
+		}
+		if got, want := strings.TrimPrefix(name, "event: "), payload.Type; got != want {
+			t.Errorf("event name %q, data type %q; want equal", got, want)
+		}
+		types = append(types, payload.Type)
+		partial.WriteString(payload.Delta.PartialJSON)
+	}
+	want := "message_start ping content_block_start content_block_delta content_block_stop message_delta message_stop"
+	if got := strings.Join(types, " "); got != want {
+		t.Errorf("event sequence = %s, want %s", got, want)
+	}
+	var input bashInput
+	if err := json.Unmarshal([]byte(partial.String()), &input); err != nil {
+		t.Fatalf("tool input deltas do not join into JSON: %v: %q", err, partial.String())
+	}
+	if got, want := input.Command, "ls"; got != want {
+		t.Errorf("tool input command = %q, want %q", got, want)
+	}
+}
+
+func TestAnthropicSideRequestsKeepScript(t *testing.T) {
+	t.Parallel()
+	a := NewAnthropic(t, Text("main answer"))
+	ctx := t.Context()
+
+	if status, _ := post(t, ctx, a.URL()+"/v1/messages/count_tokens?beta=true", `{"model":"m","messages":[]}`); status != http.StatusOK {
+		t.Errorf("count_tokens status = %d, want 200", status)
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodHead, a.URL()+"/api/hello", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got, want := resp.StatusCode, http.StatusOK; got != want {
+		t.Errorf("HEAD /api/hello status = %d, want %d", got, want)
+	}
+	side := `{"model":"claude-haiku-4-5","stream":false,"messages":[{"role":"user","content":"title?"}]}`
+	if status, body := post(t, ctx, a.URL()+"/v1/messages", side); status != http.StatusOK || !bytes.Contains(body, []byte(`"text":"ok"`)) {
+		t.Errorf("side request = %d %s, want 200 with text ok", status, body)
+	}
+	if status, _ := post(t, ctx, a.URL()+"/api/unknown", `{}`); status != http.StatusNotFound {
+		t.Errorf("unknown path status = %d, want 404", status)
+	}
+
+	_, body := post(t, ctx, a.URL()+"/v1/messages", fmt.Sprintf(mainBody, false))
+	if !bytes.Contains(body, []byte("main answer")) {
+		t.Errorf("first main request got %s, want the first step", body)
+	}
+	if got, want := len(a.Requests()), 1; got != want {
+		t.Errorf("recorded requests = %d, want %d (side requests are not recorded)", got, want)
+	}
+}
+
+func TestAnthropicScriptMisuseFailsTest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		steps     []Step
+		requests  int
+		wantError string
+	}{
+		{"exhausted", []Step{Text("one")}, 2, "script exhausted"},
+		{"unused_steps", []Step{Text("one"), Text("two")}, 1, "script not finished"},
+		{"exact", []Step{Text("one")}, 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := newRecordingTB(t)
+			a := NewAnthropic(rec, tt.steps...)
+			var last []byte
+			for range tt.requests {
+				_, last = post(t, t.Context(), a.URL()+"/v1/messages", fmt.Sprintf(mainBody, false))
+			}
+			rec.runCleanups()
+
+			if got := strings.Join(rec.errors, "\n"); !strings.Contains(got, tt.wantError) || (tt.wantError == "") != (got == "") {
+				t.Errorf("test errors = %q, want one containing %q", got, tt.wantError)
+			}
+			if tt.name == "exhausted" && !bytes.Contains(last, []byte("script exhausted")) {
+				t.Errorf("reply past the script = %s, want text %q", last, "script exhausted")
+			}
+		})
+	}
+}
+
+func TestAnthropicHangEndsWithClientOrTest(t *testing.T) {
+	t.Parallel()
+	rec := newRecordingTB(t)
+	a := NewAnthropic(rec, Hang(), TextThenHang("signal"))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+
+	// The first hang ends when its client goes away.
+	errc := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, a.URL()+"/v1/messages", strings.NewReader(fmt.Sprintf(mainBody, true)))
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		errc <- err
+	}()
+	if err := a.WaitRequests(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-errc; err == nil {
+		t.Errorf("hung request returned without error, want the cancellation")
+	}
+
+	// The second streams its text, then holds the stream until the test ends: cleanup must
+	// release it or the server would never close.
+	resp, err := http.Post(a.URL()+"/v1/messages", "application/json", strings.NewReader(fmt.Sprintf(mainBody, true)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got bytes.Buffer
+	buf := make([]byte, 4096)
+	for !strings.Contains(got.String(), "content_block_stop") {
+		n, err := resp.Body.Read(buf)
+		got.Write(buf[:n])
+		if err != nil {
+			t.Fatalf("stream ended before the text block stopped: %v: %s", err, got.String())
+		}
+	}
+	rec.runCleanups()
+	rest, _ := io.ReadAll(resp.Body)
+	got.Write(rest)
+	if s := got.String(); !strings.Contains(s, `"text":"signal"`) || strings.Contains(s, "message_stop") || strings.Contains(s, "message_delta") {
+		t.Errorf("text-then-hang stream = %s, want the text and no message_delta/message_stop", s)
+	}
+	if len(rec.errors) > 0 {
+		t.Errorf("unexpected test errors: %q", rec.errors)
+	}
+}
+
+func TestRequestDecoding(t *testing.T) {
+	t.Parallel()
+	body := `{"model":"m","system":"be brief","messages":[
+		{"role":"user","content":"question"},
+		{"role":"assistant","content":[{"type":"text","text":"let me look"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"a.txt"}]}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"plain result","is_error":true}]}]}`
+	var r Request
+	if err := json.Unmarshal([]byte(body), &r); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.System.Text(), "be brief"; got != want {
+		t.Errorf("system = %q, want %q", got, want)
+	}
+	want := "user: question\n" +
+		"assistant: let me look\n" +
+		`assistant: [tool_use Bash {"command":"ls"}]` + "\n" +
+		"user: [tool_result a.txt]\n" +
+		"user: [tool_result plain result]\n"
+	if got := r.Transcript(); got != want {
+		t.Errorf("Transcript() =\n%s\nwant\n%s", got, want)
+	}
+	if !r.Messages[3].Content[0].IsError {
+		t.Errorf("is_error not decoded")
+	}
+}
+
+func TestRequireBinary(t *testing.T) {
+	// Not parallel: t.Setenv.
+	tests := []struct {
+		name      string
+		binary    string
+		ci        string
+		wantPath  bool
+		wantFatal bool
+		wantSkip  bool
+	}{
+		{"found", "sh", "true", true, false, false},
+		{"missing_locally_skips", "testkit-no-such-binary", "", false, false, true},
+		{"missing_in_ci_fails", "testkit-no-such-binary", "true", false, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("CI", tt.ci)
+			rec := newRecordingTB(t)
+			path := RequireBinary(rec, tt.binary)
+			if got := path != ""; got != tt.wantPath {
+				t.Errorf("path = %q, want found = %v", path, tt.wantPath)
+			}
+			if got := len(rec.fatals) > 0; got != tt.wantFatal {
+				t.Errorf("fatal = %q, want fatal = %v", rec.fatals, tt.wantFatal)
+			}
+			if got := len(rec.skips) > 0; got != tt.wantSkip {
+				t.Errorf("skips = %q, want skip = %v", rec.skips, tt.wantSkip)
+			}
+		})
+	}
+}
+
+// recordingTB records failures, skips and cleanups instead of acting on them, so tests can check
+// what the kit reports. Fatalf and Skipf return, unlike the real ones.
+type recordingTB struct {
+	testing.TB
+	mu       sync.Mutex
+	errors   []string
+	fatals   []string
+	skips    []string
+	cleanups []func()
+}
+
+// newRecordingTB wraps t; cleanups registered on it still run when t ends, if the test did not
+// run them itself.
+func newRecordingTB(t *testing.T) *recordingTB {
+	r := &recordingTB{TB: t}
+	t.Cleanup(r.runCleanups)
+	return r
+}
+
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+func (r *recordingTB) Fatalf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fatals = append(r.fatals, fmt.Sprintf(format, args...))
+}
+
+func (r *recordingTB) Skipf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.skips = append(r.skips, fmt.Sprintf(format, args...))
+}
+
+func (r *recordingTB) Failed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.errors) > 0 || len(r.fatals) > 0
+}
+
+func (r *recordingTB) Cleanup(f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cleanups = append(r.cleanups, f)
+}
+
+func (r *recordingTB) runCleanups() {
+	r.mu.Lock()
+	fs := r.cleanups
+	r.cleanups = nil
+	r.mu.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
+	}
+}
+
+// golden compares got with testdata/NAME.golden; UPDATE_GOLDEN=1 rewrites the file.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if os.Getenv("UPDATE_GOLDEN") == "1" {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (UPDATE_GOLDEN=1 creates it): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from golden (UPDATE_GOLDEN=1 rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
