@@ -311,7 +311,7 @@ func TestClaudeIdleTimeoutKillsAgent(t *testing.T) {
 	t.Parallel()
 	a := newAction(t, commitBash("x.txt", "x", "Work"), testkit.Hang())
 	a.input("prompt", "Work, then think forever.")
-	a.input("idle-timeout-seconds", "2")
+	a.input("idle-timeout-seconds", "10") // long enough for claude to start on a loaded machine
 	inv := a.run()
 	if inv.code != 1 {
 		t.Fatalf("exit code %d, want 1", inv.code)
