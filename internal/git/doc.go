@@ -7,6 +7,6 @@
 // config file and secrets stay out of argv. When the context ends, git and every process it
 // started are killed.
 //
-// Branch names from users are checked with CheckRef before they reach a command line, so a
+// Branch names from users are checked with gitref.Check before they reach a command line, so a
 // name can never be read as an option.
 package git

@@ -4,9 +4,11 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
-func TestCheckRef(t *testing.T) {
+// TestGitAgreesWithGitref: the pure-Go branch-name rules accept exactly what git accepts.
+func TestGitAgreesWithGitref(t *testing.T) {
 	tests := []struct {
 		name  string
 		ref   string
@@ -48,14 +50,14 @@ func TestCheckRef(t *testing.T) {
 	r := git.Repo{Dir: t.TempDir(), Env: testEnv(t)}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := git.CheckRef(tt.ref)
+			err := gitref.Check(tt.ref)
 			if got := err == nil; got != tt.valid {
-				t.Fatalf("CheckRef(%q) = %v, want valid=%v", tt.ref, err, tt.valid)
+				t.Fatalf("gitref.Check(%q) = %v, want valid=%v", tt.ref, err, tt.valid)
 			}
 			if tt.ref == "@" {
 				return // git check-ref-format --branch expands "@" to the current branch
 			}
-			// git itself must agree, so CheckRef never lets through what git would refuse.
+			// git itself must agree, so gitref.Check never lets through what git would refuse.
 			_, gerr := r.Run(t.Context(), "check-ref-format", "--branch", tt.ref)
 			if got := gerr == nil; got != tt.valid {
 				t.Errorf("git check-ref-format --branch %q = %v, want valid=%v", tt.ref, gerr, tt.valid)

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
 // Env is what Load needs from outside: where relative paths start, how to read files, and which
@@ -385,7 +387,7 @@ func (l *loader) branch(strategy BranchStrategy) string {
 	case strategy != StrategyBranch && v != "":
 		l.problem(InputBranch, "is used only with branch-strategy %q, but it is %q; set branch-strategy: branch or remove branch", StrategyBranch, strategy)
 	case v != "":
-		if err := CheckBranchName(v); err != nil {
+		if err := gitref.Check(v); err != nil {
 			l.problem(InputBranch, "%v", err)
 			return ""
 		}

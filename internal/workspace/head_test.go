@@ -100,8 +100,8 @@ func TestPrepare_rejects_bad_options(t *testing.T) {
 		want   string
 	}{
 		{"unknown_strategy", func(o *workspace.Options) { o.Strategy = "squash" }, `unknown branch strategy "squash"`},
-		{"branch_without_name", func(o *workspace.Options) { o.Strategy = workspace.Branch }, "invalid branch name"},
-		{"branch_like_option", func(o *workspace.Options) { o.Strategy, o.Branch = workspace.Branch, "--force" }, "starts with '-'"},
+		{"branch_without_name", func(o *workspace.Options) { o.Strategy = workspace.Branch }, "not a valid git branch name"},
+		{"branch_like_option", func(o *workspace.Options) { o.Strategy, o.Branch = workspace.Branch, "--force" }, `starts with "-"`},
 		{"branch_with_merge_to_head", func(o *workspace.Options) { o.Strategy, o.Branch = workspace.MergeToHead, "x" }, "only used with branch-strategy branch"},
 		{"copy_with_head", func(o *workspace.Options) { o.CopyToWorktree = []string{".env"} }, "cannot be used with branch-strategy head"},
 	}

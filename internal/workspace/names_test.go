@@ -1,11 +1,10 @@
 package workspace
 
 import (
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/sandcastle-action/sandcastle/internal/git"
 )
 
 func TestDirName_is_injective(t *testing.T) {
@@ -53,7 +52,7 @@ func TestTempBranch(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("tempBranch(%q) = %q, want %q", tt.runName, got, tt.want)
 			}
-			if err := git.CheckRef(got); err != nil {
+			if err := gitref.Check(got); err != nil {
 				t.Error(err)
 			}
 		})

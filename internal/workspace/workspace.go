@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
 // Strategy says where the agent's commits go.
@@ -166,7 +167,7 @@ func (o Options) validate() error {
 		return fmt.Errorf("workspace: unknown branch strategy %q (want head, merge-to-head or branch)", o.Strategy)
 	}
 	if o.Strategy == Branch {
-		if err := git.CheckRef(o.Branch); err != nil {
+		if err := gitref.Check(o.Branch); err != nil {
 			return fmt.Errorf("workspace: branch strategy: %w", err)
 		}
 	} else if o.Branch != "" {

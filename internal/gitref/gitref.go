@@ -1,15 +1,17 @@
-package inputs
+// Package gitref checks branch names by git's rules, in plain Go, so inputs can be validated
+// before any git command runs and no name can ever be read as an option.
+package gitref
 
 import (
 	"fmt"
 	"strings"
 )
 
-// CheckBranchName reports whether name is a valid git branch name, following
+// Check reports whether name is a valid git branch name, following
 // git-check-ref-format(1) for refs/heads/<name> plus the two rules of `git branch`: no leading
 // "-" (it would read as an option) and not "HEAD". Checking here, rather than letting git fail
 // later, reports the problem with the other input problems before any work starts.
-func CheckBranchName(name string) error {
+func Check(name string) error {
 	if reason := branchNameProblem(name); reason != "" {
 		return fmt.Errorf("%q is not a valid git branch name: %s", name, reason)
 	}

@@ -1,11 +1,11 @@
-package inputs
+package gitref
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestCheckBranchName(t *testing.T) {
+func TestCheck(t *testing.T) {
 	t.Parallel()
 	valid := []string{
 		"main",
@@ -18,8 +18,8 @@ func TestCheckBranchName(t *testing.T) {
 		"HEADS",
 	}
 	for _, name := range valid {
-		if err := CheckBranchName(name); err != nil {
-			t.Errorf("CheckBranchName(%q) = %v, want nil", name, err)
+		if err := Check(name); err != nil {
+			t.Errorf("Check(%q) = %v, want nil", name, err)
 		}
 	}
 	invalid := []struct{ name, reason string }{
@@ -49,13 +49,13 @@ func TestCheckBranchName(t *testing.T) {
 		{"a.lock/b", `part "a.lock" ends with ".lock"`},
 	}
 	for _, tt := range invalid {
-		err := CheckBranchName(tt.name)
+		err := Check(tt.name)
 		if err == nil {
-			t.Errorf("CheckBranchName(%q) = nil, want an error", tt.name)
+			t.Errorf("Check(%q) = nil, want an error", tt.name)
 			continue
 		}
 		if !strings.Contains(err.Error(), tt.reason) {
-			t.Errorf("CheckBranchName(%q) = %q, want it to contain %q", tt.name, err, tt.reason)
+			t.Errorf("Check(%q) = %q, want it to contain %q", tt.name, err, tt.reason)
 		}
 	}
 }
