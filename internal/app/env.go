@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -43,7 +44,7 @@ func resolveEnv(getenv func(string) string, names []string, file map[string]stri
 		e.vars[k] = v
 		e.secrets = append(e.secrets, v)
 	}
-	for _, k := range sortedKeys(file) {
+	for _, k := range slices.Sorted(maps.Keys(file)) {
 		v := file[k]
 		if v == "" {
 			v = getenv(k)
@@ -79,15 +80,6 @@ func secretName(name string) bool {
 	return false
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
@@ -98,7 +90,7 @@ func plural(n int, one, many string) string {
 // environ renders vars as KEY=VALUE lines in a stable order.
 func environ(vars map[string]string) []string {
 	out := make([]string, 0, len(vars))
-	for _, k := range sortedKeys(vars) {
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		out = append(out, k+"="+vars[k])
 	}
 	return out

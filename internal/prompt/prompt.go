@@ -3,6 +3,7 @@ package prompt
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -40,7 +41,7 @@ func Inline(text string) *Prompt {
 func Template(text string, args, builtins map[string]string) (*Prompt, []string, error) {
 	values := make(map[string]string, len(args)+len(builtins))
 	var errs []error
-	for _, k := range sortedKeys(args) {
+	for _, k := range slices.Sorted(maps.Keys(args)) {
 		if _, ok := builtins[k]; ok {
 			errs = append(errs, fmt.Errorf("prompt-args: %q is a built-in and cannot be set", k))
 		}
@@ -70,7 +71,7 @@ func Template(text string, args, builtins map[string]string) (*Prompt, []string,
 	}
 
 	var warnings []string
-	for _, k := range sortedKeys(args) {
+	for _, k := range slices.Sorted(maps.Keys(args)) {
 		if !used[k] {
 			warnings = append(warnings, fmt.Sprintf("prompt-args: %q is not used by the prompt", k))
 		}
@@ -142,13 +143,4 @@ func missingError(keys []string) error {
 		list, pronoun = strings.Join(names[:n-1], ", ")+" and "+names[n-1], "them"
 	}
 	return fmt.Errorf("prompt-file uses %s but prompt-args has no value for %s", list, pronoun)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
