@@ -237,6 +237,9 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 
 	tr := newTranscript(c.Signals)
 	w := newWatch(ctx, c.IdleTimeout, c.CompletionTimeout)
+	w.warnEvery(idleWarning, func(silent time.Duration) {
+		log.Status("Agent silent for %s (idle-timeout-seconds: %s)", silent, c.IdleTimeout)
+	})
 	defer w.stop()
 
 	var events []agent.Event
@@ -329,6 +332,9 @@ func shellRunner(sb sandbox.Sandbox) prompt.Runner {
 	}
 }
 
+// idleWarning is how often a silent agent is reported while the idle timeout runs.
+const idleWarning = time.Minute
+
 // watch cancels the agent's context when it stays silent too long: IdleTimeout before a
 // completion signal (a failure), CompletionTimeout after one (success; the process hung).
 type watch struct {
@@ -341,6 +347,30 @@ type watch struct {
 	idle   time.Duration
 	grace  time.Duration
 	signal bool
+
+	warn       *time.Timer // reports silence every warnPeriod before a signal
+	warnPeriod time.Duration
+	silentFor  time.Duration
+	onSilence  func(time.Duration)
+}
+
+// warnEvery reports every period of silence to f until a signal is seen.
+func (w *watch) warnEvery(period time.Duration, f func(silent time.Duration)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.warnPeriod, w.onSilence = period, f
+	w.warn = time.AfterFunc(period, w.silence)
+}
+
+func (w *watch) silence() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done || w.signal {
+		return
+	}
+	w.silentFor += w.warnPeriod
+	w.onSilence(w.silentFor)
+	w.warn.Reset(w.warnPeriod)
 }
 
 func newWatch(parent context.Context, idle, grace time.Duration) *watch {
@@ -371,6 +401,10 @@ func (w *watch) activity(signalled bool) {
 		return
 	}
 	w.signal = w.signal || signalled
+	if w.warn != nil {
+		w.silentFor = 0
+		w.warn.Reset(w.warnPeriod)
+	}
 	d := w.idle
 	if w.signal {
 		d = w.grace
@@ -382,6 +416,9 @@ func (w *watch) stop() {
 	w.mu.Lock()
 	w.done = true
 	w.timer.Stop()
+	if w.warn != nil {
+		w.warn.Stop()
+	}
 	w.mu.Unlock()
 	w.cancel(nil)
 }

@@ -348,3 +348,24 @@ func shas(cs []Commit) []string {
 	}
 	return out
 }
+
+func TestWatchReportsSilence(t *testing.T) {
+	t.Parallel()
+	w := newWatch(t.Context(), time.Hour, time.Hour)
+	defer w.stop()
+	got := make(chan time.Duration, 3)
+	w.warnEvery(time.Millisecond, func(d time.Duration) { got <- d })
+	if first, second := <-got, <-got; first != time.Millisecond || second != 2*time.Millisecond {
+		t.Errorf("silence reported as %s then %s, want 1ms then 2ms", first, second)
+	}
+	w.activity(true) // a signal ends the reports for good
+	for len(got) > 0 {
+		<-got
+	}
+	w.mu.Lock()
+	silent := w.silentFor
+	w.mu.Unlock()
+	if silent != 0 {
+		t.Errorf("silentFor = %s after activity, want 0", silent)
+	}
+}
