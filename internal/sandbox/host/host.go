@@ -20,10 +20,6 @@ import (
 // ErrClosed is the error of an Exec that Close stopped, or that was called after Close.
 var ErrClosed = errors.New("host sandbox closed")
 
-// maxOutput bounds one stdout line, and collected stdout, so a runaway process cannot exhaust
-// memory; the excess is dropped.
-const maxOutput = 16 << 20
-
 // Sandbox runs processes on the host. Set its exported fields before the first Exec.
 type Sandbox struct {
 	// KillGrace is how long a stopped process group has between SIGTERM and SIGKILL.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
+	"github.com/sandcastle-action/sandcastle/internal/sandbox/stream"
 )
 
 // liveness bounds how long a test waits for something that must happen, so that a broken
@@ -159,7 +160,7 @@ func TestExecStdoutLines(t *testing.T) {
 		{name: "partial_last_line", script: `printf 'a\n\nb'`, want: []string{"a", "", "b"}},
 		{name: "no_output", script: `true`, want: nil},
 		{name: "long_line_intact", script: long(1 << 20), want: []string{strings.Repeat("x", 1<<20), "after"}},
-		{name: "very_long_line_cut", script: long(maxOutput + 1<<20), want: []string{strings.Repeat("x", maxOutput), "after"}},
+		{name: "very_long_line_cut", script: long(stream.MaxOutput + 1<<20), want: []string{strings.Repeat("x", stream.MaxOutput), "after"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,7 +190,7 @@ func TestExecCollectsStdoutWithoutOnLine(t *testing.T) {
 		wantEnd string
 	}{
 		{name: "small", script: `printf 'a\nb'`, wantLen: 3, wantEnd: "a\nb"},
-		{name: "capped", script: fmt.Sprintf(`head -c %d /dev/zero | tr '\0' x`, maxOutput+1<<20), wantLen: maxOutput, wantEnd: "xxx"},
+		{name: "capped", script: fmt.Sprintf(`head -c %d /dev/zero | tr '\0' x`, stream.MaxOutput+1<<20), wantLen: stream.MaxOutput, wantEnd: "xxx"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
+	"github.com/sandcastle-action/sandcastle/internal/sandbox/stream"
 )
 
 // proc is a started process and the goroutines feeding and draining its pipes. Its pipes are
@@ -21,8 +22,8 @@ type proc struct {
 	stdin          *os.File // our end; nil when there is no input
 	stdout, stderr *os.File // our ends
 
-	out    io.Writer // *lineWriter or *headBuffer
-	errBuf tailBuffer
+	out    io.Writer // *stream.LineWriter or *stream.Head
+	errBuf *stream.Tail
 
 	exited  chan struct{} // closed when the leader has exited; it is not reaped yet
 	drained chan struct{} // closed when stdout and stderr have reached EOF
@@ -35,15 +36,15 @@ type proc struct {
 // start starts cmd with pipes for its stdio and the goroutines that serve them.
 func start(cmd *exec.Cmd, e sandbox.Exec, drainWindow time.Duration) (*proc, error) {
 	p := &proc{
-		errBuf:    tailBuffer{max: sandbox.StderrTail},
+		errBuf:    stream.NewTail(sandbox.StderrTail),
 		exited:    make(chan struct{}),
 		drained:   make(chan struct{}),
 		stdinDone: make(chan struct{}),
 	}
 	if e.OnLine != nil {
-		p.out = &lineWriter{emit: e.OnLine, max: maxOutput}
+		p.out = stream.NewLineWriter(stream.MaxOutput, e.OnLine)
 	} else {
-		p.out = &headBuffer{max: maxOutput}
+		p.out = stream.NewHead(stream.MaxOutput)
 	}
 
 	var child []*os.File // the process's ends, closed here once it has them
@@ -104,12 +105,12 @@ func start(cmd *exec.Cmd, e sandbox.Exec, drainWindow time.Duration) (*proc, err
 		if err := p.pump(p.out, p.stdout, drainWindow); err != nil {
 			p.outErr = fmt.Errorf("read stdout: %w", err)
 		}
-		if lw, ok := p.out.(*lineWriter); ok {
-			lw.flush()
+		if lw, ok := p.out.(*stream.LineWriter); ok {
+			lw.Flush()
 		}
 	})
 	p.readers.Go(func() {
-		if err := p.pump(&p.errBuf, p.stderr, drainWindow); err != nil {
+		if err := p.pump(p.errBuf, p.stderr, drainWindow); err != nil {
 			p.eErr = fmt.Errorf("read stderr: %w", err)
 		}
 	})
@@ -207,13 +208,13 @@ func (p *proc) closeOurs() {
 // result reads the exit status; a signal counts as 128+N so that a killed process never looks
 // successful.
 func (p *proc) result(ps *os.ProcessState) sandbox.Result {
-	r := sandbox.Result{ExitCode: ps.ExitCode(), Stderr: string(p.errBuf.buf)}
+	r := sandbox.Result{ExitCode: ps.ExitCode(), Stderr: p.errBuf.String()}
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		r.Signaled = true
 		r.ExitCode = 128 + int(ws.Signal())
 	}
-	if hb, ok := p.out.(*headBuffer); ok {
-		r.Stdout = string(hb.buf)
+	if hb, ok := p.out.(*stream.Head); ok {
+		r.Stdout = hb.String()
 	}
 	return r
 }

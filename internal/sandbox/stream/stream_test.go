@@ -1,4 +1,4 @@
-package host
+package stream
 
 import (
 	"bytes"
@@ -25,13 +25,13 @@ func TestLineWriter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			w := &lineWriter{emit: func(l []byte) { got = append(got, string(l)) }, max: tt.max}
+			w := NewLineWriter(tt.max, func(l []byte) { got = append(got, string(l)) })
 			for _, s := range tt.writes {
 				if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
 					t.Fatalf("Write(%q) = %d, %v; want %d, nil", s, n, err, len(s))
 				}
 			}
-			w.flush()
+			w.Flush()
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("lines = %q, want %q", got, tt.want)
 			}
@@ -41,7 +41,7 @@ func TestLineWriter(t *testing.T) {
 
 func TestLineWriterHandsOverLines(t *testing.T) {
 	var got [][]byte
-	w := &lineWriter{emit: func(l []byte) { got = append(got, l) }, max: 10}
+	w := NewLineWriter(10, func(l []byte) { got = append(got, l) })
 	buf := []byte("one\ntwo\n")
 	w.Write(buf)
 	copy(buf, "XXXXXXXX")
@@ -50,7 +50,7 @@ func TestLineWriterHandsOverLines(t *testing.T) {
 	}
 }
 
-func TestHeadAndTailBuffers(t *testing.T) {
+func TestHeadAndTail(t *testing.T) {
 	tests := []struct {
 		name     string
 		writes   []string
@@ -65,15 +65,19 @@ func TestHeadAndTailBuffers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			head, tail := &headBuffer{max: tt.max}, &tailBuffer{max: tt.max}
+			head, tail := NewHead(tt.max), NewTail(tt.max)
 			for _, s := range tt.writes {
-				head.Write([]byte(s))
-				tail.Write([]byte(s))
+				if n, err := head.Write([]byte(s)); n != len(s) || err != nil {
+					t.Fatalf("Head.Write(%q) = %d, %v", s, n, err)
+				}
+				if n, err := tail.Write([]byte(s)); n != len(s) || err != nil {
+					t.Fatalf("Tail.Write(%q) = %d, %v", s, n, err)
+				}
 			}
-			if got := string(head.buf); got != tt.wantHead {
+			if got := head.String(); got != tt.wantHead {
 				t.Errorf("head = %q, want %q", got, tt.wantHead)
 			}
-			if got := string(tail.buf); got != tt.wantTail {
+			if got := tail.String(); got != tt.wantTail {
 				t.Errorf("tail = %q, want %q", got, tt.wantTail)
 			}
 		})
