@@ -25,6 +25,30 @@ const (
 	OutputString OutputType = "string"
 )
 
+// BuildPolicy says when the sandbox image is built.
+type BuildPolicy string
+
+const (
+	// BuildAuto builds when the image is missing or was built from a different Dockerfile.
+	BuildAuto BuildPolicy = "auto"
+	// BuildAlways builds on every run.
+	BuildAlways BuildPolicy = "always"
+	// BuildNever never builds: the image must exist, or be pulled when Pull is set.
+	BuildNever BuildPolicy = "never"
+)
+
+// SyncMode says how the repository reaches the sandbox.
+type SyncMode string
+
+const (
+	// SyncAuto mounts when the Docker daemon can see the checkout, and copies otherwise.
+	SyncAuto SyncMode = "auto"
+	// SyncMount bind-mounts the checkout into the sandbox.
+	SyncMount SyncMode = "mount"
+	// SyncCopy copies the checkout in and the commits back out through the Docker API.
+	SyncCopy SyncMode = "copy"
+)
+
 // LogStdout is the log-file value meaning "no log file, log to standard output only".
 const LogStdout = "-"
 
@@ -56,8 +80,10 @@ type Config struct {
 	Effort string
 	// PermissionMode is the agent's permission mode; "" = skip permission prompts.
 	PermissionMode string
-	// Sandbox is where the agent runs, one of Env.Sandboxes.
+	// Sandbox is where the agent runs, one of Env.Sandboxes: SandboxDocker or SandboxNone.
 	Sandbox string
+	// Docker configures the container; the zero value unless Sandbox is SandboxDocker.
+	Docker DockerConfig
 
 	// BranchStrategy says how commits reach a branch.
 	BranchStrategy BranchStrategy
@@ -114,4 +140,78 @@ type OutputConfig struct {
 	Schema []byte
 	// MaxRetries is how often to resume the session and ask again; > 0 only for resumable agents.
 	MaxRetries int
+}
+
+// DockerConfig is how the Docker sandbox is built and run. Paths are absolute host paths, as
+// this process sees them; translating them for a daemon outside our own container is the
+// caller's job.
+type DockerConfig struct {
+	// Image is the image reference the container runs; never empty. When the image input is
+	// empty it is "sandcastle:" and the working directory's name in lower case, other characters
+	// than a-z, 0-9, _, . and - turned into -.
+	Image string
+	// Build says when Image is built from Dockerfile.
+	Build BuildPolicy
+	// Dockerfile is the absolute path of the Dockerfile. It exists when Build is BuildAlways or
+	// the dockerfile input was given; otherwise a missing default file is the caller's to report
+	// if it needs to build.
+	Dockerfile string
+	// BuildContext is the absolute directory sent to the build: the build-context input, else
+	// the Dockerfile's directory. The Dockerfile need not lie inside it.
+	BuildContext string
+	// BuildArgs are the build arguments given; nil when none. AGENT_UID and AGENT_GID are left
+	// to the caller to default to the agent's uid and gid when absent.
+	BuildArgs map[string]string
+	// Pull allows pulling Image from its registry when it is missing locally; never with
+	// BuildAlways or the default Image.
+	Pull bool
+
+	// UID and GID are the user and group the agent runs as; nil means the owner and group of the
+	// working directory, which the caller resolves. When set they are in 1..2147483647: root is
+	// refused.
+	UID, GID *int
+	// Groups are extra groups for the agent's user, names or decimal ids, without duplicates.
+	Groups []string
+
+	// Network is the Docker network to join; "" means Docker's default bridge.
+	Network string
+	// CPUs is the most CPUs the container may use; 0 means no limit. When set, CPUs*1e9 is a
+	// whole number of at least 1 that fits an int64 (Docker's NanoCPUs).
+	CPUs float64
+	// Memory is the most memory the container may use, in bytes; at least 6 MiB.
+	Memory int64
+	// PidsLimit is the most processes the container may run at once; at least 1.
+	PidsLimit int64
+
+	// Mounts are the extra bind mounts, in the order given, no two with the same Sandbox path.
+	Mounts []Mount
+	// Devices are the host devices given to the container.
+	Devices []Device
+	// SELinuxLabel is the label option for bind mounts: "", "z" or "Z".
+	SELinuxLabel string
+	// Sync says how the repository reaches the sandbox.
+	Sync SyncMode
+}
+
+// Mount is one extra bind mount.
+type Mount struct {
+	// Host is the absolute, clean host path: relative ones are resolved against the working
+	// directory and ~ against Env.Home. It existed when the inputs were loaded, and it is not a
+	// Docker socket or a directory holding one.
+	Host string
+	// Sandbox is the clean path inside the sandbox as given: absolute, or "~" or "~/..." for the
+	// agent's home, which the caller expands. It never contains "..".
+	Sandbox string
+	// ReadOnly mounts Host read-only.
+	ReadOnly bool
+}
+
+// Device is one host device given to the container.
+type Device struct {
+	// Host is the device path on the host, under /dev/.
+	Host string
+	// Sandbox is the path inside the sandbox; Host when not given.
+	Sandbox string
+	// Permissions are the cgroup permissions, letters of "rwm"; "rwm" when not given.
+	Permissions string
 }

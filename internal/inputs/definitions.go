@@ -23,6 +23,10 @@ const (
 	KindMap
 	// KindPath is a file or directory path.
 	KindPath
+	// KindDecimal is a number that may have a fraction, like 1.5.
+	KindDecimal
+	// KindSize is an amount of memory: bytes, or a number with a unit like 512m or 4g.
+	KindSize
 )
 
 // String returns the word the docs use for k.
@@ -44,6 +48,10 @@ func (k Kind) String() string {
 		return "map"
 	case KindPath:
 		return "path"
+	case KindDecimal:
+		return "decimal"
+	case KindSize:
+		return "size"
 	default:
 		return "unknown"
 	}
@@ -75,6 +83,23 @@ const (
 	InputEffort                   = "effort"
 	InputPermissionMode           = "permission-mode"
 	InputSandbox                  = "sandbox"
+	InputImage                    = "image"
+	InputBuildImage               = "build-image"
+	InputDockerfile               = "dockerfile"
+	InputBuildContext             = "build-context"
+	InputBuildArgs                = "build-args"
+	InputPull                     = "pull"
+	InputContainerUID             = "container-uid"
+	InputContainerGID             = "container-gid"
+	InputNetwork                  = "network"
+	InputCPUs                     = "cpus"
+	InputMemory                   = "memory"
+	InputPidsLimit                = "pids-limit"
+	InputMounts                   = "mounts"
+	InputDevices                  = "devices"
+	InputGroups                   = "groups"
+	InputSELinuxLabel             = "selinux-label"
+	InputSandboxSync              = "sandbox-sync"
 	InputBranchStrategy           = "branch-strategy"
 	InputBranch                   = "branch"
 	InputName                     = "name"
@@ -171,10 +196,107 @@ var Definitions = []Definition{
 	},
 	{
 		Name:        InputSandbox,
-		Default:     "none",
-		Description: "Where the agent runs: none (directly in the action's container or on your machine) or docker (not available yet).",
+		Default:     SandboxDocker,
+		Description: "Where the agent runs: docker (in a container from image, as a non-root user without capabilities, with memory and process limits) or none (directly in the action's container or on your machine, without isolation). The inputs image to sandbox-sync apply only to docker.",
 		Kind:        KindChoice,
 		Choices:     knownSandboxes,
+	},
+	{
+		Name:        InputImage,
+		Description: "Image the sandbox container runs. Empty means sandcastle:DIR, DIR being the name of working-directory in lower case; that image is built from dockerfile.",
+		Kind:        KindString,
+	},
+	{
+		Name:        InputBuildImage,
+		Default:     string(BuildAuto),
+		Description: "When to build image from dockerfile: auto (when the image is missing or was built from a different Dockerfile), always, or never (the image must exist or be pulled).",
+		Kind:        KindChoice,
+		Choices:     []string{string(BuildAuto), string(BuildAlways), string(BuildNever)},
+	},
+	{
+		Name:        InputDockerfile,
+		Default:     ".sandcastle/Dockerfile",
+		Description: "Dockerfile that builds image, relative to working-directory.",
+		Kind:        KindPath,
+	},
+	{
+		Name:        InputBuildContext,
+		Description: "Directory sent to the image build, relative to working-directory. Empty means the Dockerfile's directory.",
+		Kind:        KindPath,
+	},
+	{
+		Name:        InputBuildArgs,
+		Description: "Build arguments for the Dockerfile: a YAML or JSON map, or KEY=VALUE lines. AGENT_UID and AGENT_GID default to the uid and gid the agent runs as.",
+		Kind:        KindMap,
+		Multiline:   true,
+	},
+	{
+		Name:        InputPull,
+		Default:     "false",
+		Description: "Pull image from its registry when it is not present locally, before building it. Needs image set to an image of your own.",
+		Kind:        KindBool,
+	},
+	{
+		Name:        InputContainerUID,
+		Description: "User id the agent runs as in the sandbox. Empty means the owner of working-directory. 0 (root) is refused.",
+		Kind:        KindNumber,
+	},
+	{
+		Name:        InputContainerGID,
+		Description: "Group id the agent runs as in the sandbox. Empty means the group of working-directory. 0 (root) is refused.",
+		Kind:        KindNumber,
+	},
+	{
+		Name:        InputNetwork,
+		Description: "Docker network the sandbox joins: bridge, host (the host's network), none (no network), or the name of a network you created. Empty means Docker's default bridge.",
+		Kind:        KindString,
+	},
+	{
+		Name:        InputCPUs,
+		Description: "Most CPUs the sandbox may use, like 2 or 1.5. Empty means no limit.",
+		Kind:        KindDecimal,
+	},
+	{
+		Name:        InputMemory,
+		Default:     "4g",
+		Description: "Most memory the sandbox may use: bytes, or a number with k, m, g or t (powers of 1024), like 512m or 4g. At least 6m.",
+		Kind:        KindSize,
+	},
+	{
+		Name:        InputPidsLimit,
+		Default:     "4096",
+		Description: "Most processes the sandbox may run at once.",
+		Kind:        KindNumber,
+	},
+	{
+		Name:        InputMounts,
+		Description: "Extra bind mounts, one per line as host:sandbox or host:sandbox:ro. host is relative to working-directory, absolute or under ~/, and must exist; sandbox is absolute or under ~/ (the agent's home). A Docker socket, or a directory holding one, cannot be mounted.",
+		Kind:        KindList,
+		Multiline:   true,
+	},
+	{
+		Name:        InputDevices,
+		Description: "Host devices the sandbox may use, one per line as /dev/name, optionally followed by :sandbox-path and :permissions (letters of rwm).",
+		Kind:        KindList,
+		Multiline:   true,
+	},
+	{
+		Name:        InputGroups,
+		Description: "Extra groups of the agent's user, one per line, by name (as the image knows it) or by number.",
+		Kind:        KindList,
+		Multiline:   true,
+	},
+	{
+		Name:        InputSELinuxLabel,
+		Description: "SELinux label of the bind mounts: z (shared with other containers) or Z (private to the sandbox). Empty means no label; hosts that enforce SELinux need one.",
+		Kind:        KindString,
+	},
+	{
+		Name:        InputSandboxSync,
+		Default:     string(SyncAuto),
+		Description: "How the repository reaches the sandbox: mount (bind-mount the checkout), copy (copy it in and the commits back out, for a Docker daemon that cannot see the checkout), or auto (mount when the daemon can see the checkout, else copy).",
+		Kind:        KindChoice,
+		Choices:     []string{string(SyncAuto), string(SyncMount), string(SyncCopy)},
 	},
 	{
 		Name:        InputBranchStrategy,
@@ -299,9 +421,24 @@ var OutputNames = []string{
 	"preserved-worktree",
 }
 
+// Sandbox names.
+const (
+	// SandboxDocker runs the agent in a Docker container; the default.
+	SandboxDocker = "docker"
+	// SandboxNone runs the agent directly on the host, without isolation.
+	SandboxNone = "none"
+)
+
 // knownSandboxes lists every sandbox name the sandbox input knows; Env.Sandboxes says which of
 // them this build implements.
-var knownSandboxes = []string{"none", "docker"}
+var knownSandboxes = []string{SandboxDocker, SandboxNone}
+
+// dockerInputs are the inputs that apply only with sandbox docker.
+var dockerInputs = []string{
+	InputImage, InputBuildImage, InputDockerfile, InputBuildContext, InputBuildArgs, InputPull,
+	InputContainerUID, InputContainerGID, InputNetwork, InputCPUs, InputMemory, InputPidsLimit,
+	InputMounts, InputDevices, InputGroups, InputSELinuxLabel, InputSandboxSync,
+}
 
 // EnvName returns the variable the Actions runner sets for input name: INPUT_ and the name
 // upper-cased with spaces turned into underscores. Hyphens are kept, so prompt-file is read

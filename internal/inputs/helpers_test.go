@@ -22,10 +22,15 @@ var testAgents = []AgentInfo{
 	{Name: "pi"},
 }
 
-// testEnv is an Env over an in-memory tree rooted at /repo; files are keyed relative to /repo.
+// testEnv is an Env over an in-memory tree holding /repo; files are keyed relative to /repo,
+// or absolute when they start with /.
 func testEnv(files map[string]string) Env {
 	fsys := fstest.MapFS{"repo": &fstest.MapFile{Mode: fs.ModeDir | 0o755}}
 	for name, text := range files {
+		if abs, ok := strings.CutPrefix(name, "/"); ok {
+			fsys[abs] = &fstest.MapFile{Data: []byte(text)}
+			continue
+		}
 		fsys["repo/"+name] = &fstest.MapFile{Data: []byte(text)}
 	}
 	rel := func(p string) string { return strings.TrimPrefix(filepath.ToSlash(p), "/") }

@@ -18,18 +18,22 @@ import (
 )
 
 // Env is what Load needs from outside: where relative paths start, how to read files, and which
-// agents and sandboxes this build has. Every field must be set, except Sandboxes.
+// agents and sandboxes this build has. Every field must be set, except Home and Sandboxes.
 type Env struct {
 	// WorkDir is the absolute directory relative paths start from: GITHUB_WORKSPACE in the
 	// Action, the process's working directory on the command line.
 	WorkDir string
+	// Home is the absolute home directory that ~ in a mount's host path stands for; "" means
+	// unknown, and such a mount is refused.
+	Home string
 	// ReadFile reads a whole file (os.ReadFile).
 	ReadFile func(path string) ([]byte, error)
 	// Stat describes a file, following symlinks (os.Stat).
 	Stat func(path string) (fs.FileInfo, error)
 	// Agents are the agents the agent input accepts.
 	Agents []AgentInfo
-	// Sandboxes are the sandbox names this build implements; nil means only "none".
+	// Sandboxes are the sandbox names this build implements; nil means every one the sandbox
+	// input knows (docker and none).
 	Sandboxes []string
 }
 
@@ -99,6 +103,13 @@ func Load(raw Raw, env Env) (Config, error) {
 	c.Effort = l.fromAgent(InputEffort, agent, agentOK, agent.Efforts, "effort")
 	c.PermissionMode = l.fromAgent(InputPermissionMode, agent, agentOK, agent.PermissionModes, "permission mode")
 	c.Sandbox = l.sandbox()
+	if c.Sandbox == SandboxNone {
+		l.notDocker(c.Sandbox)
+	} else {
+		// With an invalid sandbox the Docker inputs are still checked, so every problem shows
+		// at once; the Config is not returned then.
+		c.Docker = l.docker(c.WorkingDirectory, wdOK)
+	}
 
 	c.BranchStrategy = BranchStrategy(l.choice(InputBranchStrategy))
 	c.Branch = l.branch(c.BranchStrategy)
@@ -364,7 +375,7 @@ func (l *loader) sandbox() string {
 	v := l.single(InputSandbox)
 	enabled := l.env.Sandboxes
 	if enabled == nil {
-		enabled = []string{"none"}
+		enabled = knownSandboxes
 	}
 	switch {
 	case slices.Contains(enabled, v):

@@ -21,14 +21,37 @@ func TestLoad_defaults(t *testing.T) {
 		CompletionTimeout: 60 * time.Second,
 		ShellTimeout:      30 * time.Second,
 		Agent:             "claude-code",
-		Sandbox:           "none",
-		BranchStrategy:    StrategyHead,
-		WorkingDirectory:  "/repo",
-		Hooks:             Hooks{Timeout: 60 * time.Second},
-		EnvFile:           "/repo/.sandcastle/.env",
+		Sandbox:           "docker",
+		Docker: DockerConfig{
+			Image:        "sandcastle:repo",
+			Build:        BuildAuto,
+			Dockerfile:   "/repo/.sandcastle/Dockerfile",
+			BuildContext: "/repo/.sandcastle",
+			Memory:       4 << 30,
+			PidsLimit:    4096,
+			Sync:         SyncAuto,
+		},
+		BranchStrategy:   StrategyHead,
+		WorkingDirectory: "/repo",
+		Hooks:            Hooks{Timeout: 60 * time.Second},
+		EnvFile:          "/repo/.sandcastle/.env",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load() =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestLoad_sandboxNoneLeavesDockerEmpty(t *testing.T) {
+	t.Parallel()
+	got, err := Load(with(InputSandbox, "none"), testEnv(nil))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if got, want := got.Sandbox, SandboxNone; got != want {
+		t.Errorf("Sandbox = %q, want %q", got, want)
+	}
+	if !reflect.DeepEqual(got.Docker, DockerConfig{}) {
+		t.Errorf("Docker = %+v, want the zero value", got.Docker)
 	}
 }
 
@@ -39,8 +62,14 @@ func TestLoad_everyInputSet(t *testing.T) {
 		"app/.keep":              "",
 		"app/ci.env":             "export TOKEN=abc # comment\nEMPTY=\n",
 		"app/schema/result.json": `{"type": "object"}`,
+		"app/docker/Dockerfile":  "FROM scratch\n",
+		"app/ctx/.keep":          "",
+		"app/cache/.keep":        "",
+		"/home/me/.npmrc":        "registry=x\n",
+		"/srv/data/.keep":        "",
 	})
 	env.Sandboxes = []string{"none", "docker"}
+	env.Home = "/home/me"
 	raw := Raw{
 		InputPromptFile:               " prompts/fix.md ",
 		InputPromptArgs:               "ISSUE: 42\nTITLE: Crash on start\n",
@@ -54,6 +83,23 @@ func TestLoad_everyInputSet(t *testing.T) {
 		InputEffort:                   "high",
 		InputPermissionMode:           "acceptEdits",
 		InputSandbox:                  "docker",
+		InputImage:                    "ghcr.io/acme/agent-image:1.2",
+		InputBuildImage:               "auto",
+		InputDockerfile:               "docker/Dockerfile",
+		InputBuildContext:             "ctx",
+		InputBuildArgs:                "NODE_VERSION=22\nAGENT_UID=1001\n",
+		InputPull:                     "true",
+		InputContainerUID:             "1001",
+		InputContainerGID:             "121",
+		InputNetwork:                  "ci-net",
+		InputCPUs:                     "1.5",
+		InputMemory:                   "512m",
+		InputPidsLimit:                "256",
+		InputMounts:                   "cache:/cache\n~/.npmrc:~/.npmrc:ro\n/srv/data/:/data/:rw\n",
+		InputDevices:                  "/dev/fuse\n/dev/kvm:/dev/vm:rw\n",
+		InputGroups:                   "video\n44\nvideo\n",
+		InputSELinuxLabel:             "Z",
+		InputSandboxSync:              "copy",
 		InputBranchStrategy:           "branch",
 		InputBranch:                   "sandcastle/issue-42",
 		InputName:                     "fixer",
@@ -90,11 +136,37 @@ func TestLoad_everyInputSet(t *testing.T) {
 		Effort:            "high",
 		PermissionMode:    "acceptEdits",
 		Sandbox:           "docker",
-		BranchStrategy:    StrategyBranch,
-		Branch:            "sandcastle/issue-42",
-		Name:              "fixer",
-		WorkingDirectory:  "/repo/app",
-		CopyToWorktree:    []string{"node_modules", "config/local.json"},
+		Docker: DockerConfig{
+			Image:        "ghcr.io/acme/agent-image:1.2",
+			Build:        BuildAuto,
+			Dockerfile:   "/repo/app/docker/Dockerfile",
+			BuildContext: "/repo/app/ctx",
+			BuildArgs:    map[string]string{"NODE_VERSION": "22", "AGENT_UID": "1001"},
+			Pull:         true,
+			UID:          ptr(1001),
+			GID:          ptr(121),
+			Groups:       []string{"video", "44"},
+			Network:      "ci-net",
+			CPUs:         1.5,
+			Memory:       512 << 20,
+			PidsLimit:    256,
+			Mounts: []Mount{
+				{Host: "/repo/app/cache", Sandbox: "/cache"},
+				{Host: "/home/me/.npmrc", Sandbox: "~/.npmrc", ReadOnly: true},
+				{Host: "/srv/data", Sandbox: "/data"},
+			},
+			Devices: []Device{
+				{Host: "/dev/fuse", Sandbox: "/dev/fuse", Permissions: "rwm"},
+				{Host: "/dev/kvm", Sandbox: "/dev/vm", Permissions: "rw"},
+			},
+			SELinuxLabel: "Z",
+			Sync:         SyncCopy,
+		},
+		BranchStrategy:   StrategyBranch,
+		Branch:           "sandcastle/issue-42",
+		Name:             "fixer",
+		WorkingDirectory: "/repo/app",
+		CopyToWorktree:   []string{"node_modules", "config/local.json"},
 		Hooks: Hooks{
 			WorktreeReady:    []string{"git status"},
 			HostSandboxReady: []string{"echo ready"},
@@ -119,7 +191,18 @@ func TestLoad_everyInputSet(t *testing.T) {
 	if got, want := *got.Output, *want.Output; !reflect.DeepEqual(got, want) {
 		t.Errorf("Output = %+v, want %+v", got, want)
 	}
+	if got, want := got.Docker, want.Docker; !reflect.DeepEqual(got, want) {
+		t.Errorf("Docker =\n%+v\nwant\n%+v", got, want)
+	}
+	for _, d := range Definitions {
+		// prompt excludes prompt-file, which this test uses.
+		if _, ok := raw[d.Name]; !ok && d.Name != InputPrompt {
+			t.Errorf("input %q is not set by this test; add it", d.Name)
+		}
+	}
 }
+
+func ptr(n int) *int { return &n }
 
 func TestLoad_valueForms(t *testing.T) {
 	t.Parallel()
@@ -277,11 +360,12 @@ func TestLoad_valueForms(t *testing.T) {
 func TestLoad_badInput(t *testing.T) {
 	t.Parallel()
 	files := map[string]string{
-		"prompt.md":       "Fix {{ISSUE}}.",
-		"empty.md":        " \n",
-		"notes.txt":       "not a directory",
-		"bad.env":         "A=1\nthis line is wrong\n",
-		"schema-bad.json": `{"type": }`,
+		"prompt.md":         "Fix {{ISSUE}}.",
+		"empty.md":          " \n",
+		"notes.txt":         "not a directory",
+		"bad.env":           "A=1\nthis line is wrong\n",
+		"schema-bad.json":   `{"type": }`,
+		"docker/Dockerfile": "FROM scratch\n",
 	}
 	tests := []struct {
 		name  string
@@ -303,8 +387,7 @@ func TestLoad_badInput(t *testing.T) {
 		{"effort_for_agent_without_efforts", with(InputAgent, "pi", InputEffort, "high"), InputEffort, `agent "pi" takes no effort; remove effort`},
 		{"permission_mode_unknown", with(InputPermissionMode, "yolo"), InputPermissionMode, "acceptEdits"},
 		{"permission_mode_for_codex", with(InputAgent, "codex", InputPermissionMode, "plan"), InputPermissionMode, "takes no permission mode"},
-		{"sandbox_docker_not_implemented", with(InputSandbox, "docker"), InputSandbox, `sandbox "docker" is not implemented in this version; use none`},
-		{"sandbox_unknown", with(InputSandbox, "podman"), InputSandbox, "use none"},
+		{"sandbox_unknown", with(InputSandbox, "podman"), InputSandbox, "use docker or none"},
 		{"branch_strategy_unknown", with(InputBranchStrategy, "rebase"), InputBranchStrategy, "use one of: head, merge-to-head, branch"},
 		{"branch_missing_for_branch_strategy", with(InputBranchStrategy, "branch"), InputBranch, "is required with branch-strategy"},
 		{"branch_without_branch_strategy", with(InputBranch, "feature"), InputBranch, "set branch-strategy: branch"},
@@ -342,6 +425,62 @@ func TestLoad_badInput(t *testing.T) {
 		{"output_retries_need_resumable_agent", with(InputAgent, "pi", InputOutputTag, "r", InputOutputMaxRetries, "2"), InputOutputMaxRetries, "use 0, or an agent that can: claude-code, codex"},
 		{"output_retries_without_tag", with(InputOutputMaxRetries, "2"), InputOutputMaxRetries, "set output-tag or use 0"},
 		{"unknown_input", with("max-iteration", "3"), "max-iteration", "there is no such input"},
+		{"image_upper_case", with(InputImage, "Sandcastle:Latest"), InputImage, `"Sandcastle:Latest" is not an image reference; use a lower-case name`},
+		{"image_with_space", with(InputImage, "my image"), InputImage, "is not an image reference"},
+		{"build_image_unknown", with(InputBuildImage, "sometimes"), InputBuildImage, "use one of: auto, always, never"},
+		{"dockerfile_missing", with(InputDockerfile, "nope/Dockerfile"), InputDockerfile, "file /repo/nope/Dockerfile does not exist"},
+		{"dockerfile_is_a_directory", with(InputDockerfile, "docker"), InputDockerfile, "/repo/docker is a directory"},
+		{"default_dockerfile_missing_with_build_always", with(InputBuildImage, "always"), InputDockerfile, "file /repo/.sandcastle/Dockerfile does not exist"},
+		{"dockerfile_with_build_never", with(InputBuildImage, "never", InputDockerfile, "docker/Dockerfile"), InputDockerfile, "is not used with build-image never"},
+		{"build_context_missing", with(InputBuildContext, "ctx"), InputBuildContext, "directory /repo/ctx does not exist"},
+		{"build_context_is_a_file", with(InputBuildContext, "notes.txt"), InputBuildContext, "is not a directory"},
+		{"build_context_with_build_never", with(InputBuildImage, "never", InputBuildContext, "docker"), InputBuildContext, "is not used with build-image never"},
+		{"build_args_bad_key", with(InputBuildArgs, "MY-ARG=1"), InputBuildArgs, `key "MY-ARG" on line 1 is not a valid name`},
+		{"build_args_yaml_list", with(InputBuildArgs, "- a\n- b\n"), InputBuildArgs, "is a YAML list, not a map"},
+		{"build_args_with_build_never", with(InputBuildImage, "never", InputBuildArgs, "A=1"), InputBuildArgs, "is not used with build-image never"},
+		{"pull_maybe", with(InputPull, "maybe"), InputPull, "use true or false"},
+		{"pull_with_default_image", with(InputPull, "true"), InputPull, "needs image: the default image sandcastle:repo is built here"},
+		{"pull_with_build_always", with(InputPull, "true", InputImage, "ghcr.io/a/b:1", InputBuildImage, "always", InputDockerfile, "docker/Dockerfile"), InputPull, "is not used with build-image always"},
+		{"container_uid_root", with(InputContainerUID, "0"), InputContainerUID, "0 is root, which the agent never runs as; give a non-root user id"},
+		{"container_uid_negative", with(InputContainerUID, "-1"), InputContainerUID, `"-1" is not a user id`},
+		{"container_uid_too_large", with(InputContainerUID, "4294967296"), InputContainerUID, "use at most 2147483647"},
+		{"container_gid_root", with(InputContainerGID, "0"), InputContainerGID, "give a non-root group id"},
+		{"container_gid_name", with(InputContainerGID, "staff"), InputContainerGID, `"staff" is not a group id`},
+		{"network_container_mode", with(InputNetwork, "container:abc"), InputNetwork, `"container:abc" is not a network name`},
+		{"network_leading_dash", with(InputNetwork, "-net"), InputNetwork, "starts with a letter or digit"},
+		{"cpus_zero", with(InputCPUs, "0"), InputCPUs, "use a number above 0, or leave it empty for no limit"},
+		{"cpus_negative", with(InputCPUs, "-1"), InputCPUs, `"-1" is not a number of CPUs`},
+		{"cpus_hex_float", with(InputCPUs, "0x1p-2"), InputCPUs, "is not a number of CPUs"},
+		{"cpus_too_precise", with(InputCPUs, "0.0000000001"), InputCPUs, "has more than 9 decimals"},
+		{"cpus_too_many", with(InputCPUs, "99999999999"), InputCPUs, "is too large"},
+		{"memory_unknown_unit", with(InputMemory, "4x"), InputMemory, `"4x" is not an amount of memory; use bytes or a number with k, m, g or t`},
+		{"memory_negative", with(InputMemory, "-4g"), InputMemory, "is not an amount of memory"},
+		{"memory_too_small", with(InputMemory, "5m"), InputMemory, "use at least 6m"},
+		{"memory_too_large", with(InputMemory, "8388608t"), InputMemory, "use at most 8388607t"},
+		{"pids_limit_zero", with(InputPidsLimit, "0"), InputPidsLimit, "use 1 or more"},
+		{"mounts_without_sandbox_path", with(InputMounts, "docker"), InputMounts, `"docker" is not host:sandbox or host:sandbox:ro`},
+		{"mounts_bad_mode", with(InputMounts, "docker:/d:rx"), InputMounts, "is not host:sandbox or host:sandbox:ro"},
+		{"mounts_empty_host", with(InputMounts, ":/d"), InputMounts, "lacks a host or sandbox path"},
+		{"mounts_relative_sandbox_path", with(InputMounts, "docker:data"), InputMounts, `sandbox path "data" is neither absolute nor under ~/`},
+		{"mounts_sandbox_path_escapes_home", with(InputMounts, "docker:~/../etc"), InputMounts, "contains .."},
+		{"mounts_sandbox_root", with(InputMounts, "docker:/"), InputMounts, "would hide the whole sandbox"},
+		{"mounts_docker_socket", with(InputMounts, "/var/run/docker.sock:/var/run/docker.sock"), InputMounts, "host path /var/run/docker.sock would give the agent the container daemon's socket /var/run/docker.sock"},
+		{"mounts_run_directory", with(InputMounts, "/run:/host-run:ro"), InputMounts, "socket /run/docker.sock"},
+		{"mounts_host_missing", with(InputMounts, "cache:/cache"), InputMounts, "host path /repo/cache does not exist"},
+		{"mounts_tilde_without_home", with(InputMounts, "~/.npmrc:~/.npmrc"), InputMounts, "the home directory is not known"},
+		{"mounts_other_users_home", with(InputMounts, "~bob/x:/x"), InputMounts, "names another user's home"},
+		{"mounts_same_sandbox_path", with(InputMounts, "docker:/x\n.:/x/"), InputMounts, "/x is the sandbox path of two mounts"},
+		{"devices_not_under_dev", with(InputDevices, "/etc/shadow"), InputDevices, `"/etc/shadow" is not a device`},
+		{"devices_escape_dev", with(InputDevices, "/dev/../etc/shadow"), InputDevices, "is not a device"},
+		{"devices_bad_permissions", with(InputDevices, "/dev/fuse:rwx"), InputDevices, `permissions "rwx" of /dev/fuse are not letters of rwm`},
+		{"devices_repeated_permissions", with(InputDevices, "/dev/fuse:/dev/fuse:rr"), InputDevices, "are not letters of rwm"},
+		{"devices_relative_sandbox_path", with(InputDevices, "/dev/fuse:fuse:r"), InputDevices, "is not absolute"},
+		{"groups_with_space", with(InputGroups, "video\nmy group"), InputGroups, `"my group" is neither a group name nor a group id`},
+		{"groups_id_too_large", with(InputGroups, "99999999999"), InputGroups, "use at most 2147483647"},
+		{"selinux_label_word", with(InputSELinuxLabel, "shared"), InputSELinuxLabel, "use z (shared), Z (private), or leave it empty"},
+		{"sandbox_sync_unknown", with(InputSandboxSync, "rsync"), InputSandboxSync, "use one of: auto, mount, copy"},
+		{"image_with_sandbox_none", with(InputSandbox, "none", InputImage, "ghcr.io/a/b:1"), InputImage, "only applies with sandbox docker, but sandbox is none; remove image or set sandbox: docker"},
+		{"memory_with_sandbox_none", with(InputSandbox, "none", InputMemory, "8g"), InputMemory, "only applies with sandbox docker"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -409,16 +548,19 @@ func TestLoad_workDirMustBeAbsolute(t *testing.T) {
 func TestLoad_sandboxesCanBeEnabled(t *testing.T) {
 	t.Parallel()
 	env := testEnv(nil)
-	env.Sandboxes = []string{"docker"}
-	c, err := Load(with(InputSandbox, "docker"), env)
+	env.Sandboxes = []string{"none"}
+	c, err := Load(with(InputSandbox, "none"), env)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	if got, want := c.Sandbox, "docker"; got != want {
+	if got, want := c.Sandbox, "none"; got != want {
 		t.Errorf("Sandbox = %q, want %q", got, want)
 	}
-	if _, err := Load(with(), env); err == nil || !strings.Contains(err.Error(), `sandbox "none" is not implemented in this version; use docker`) {
-		t.Errorf("Load with none disabled = %v, want the not-implemented problem", err)
+	// The default, docker, is refused by a build without it, naming what it has.
+	_, err = Load(with(), env)
+	problems := problemsOf(t, err)
+	if len(problems) != 1 || problems[0].Input != InputSandbox || !strings.Contains(problems[0].Message, `sandbox "docker" is not implemented in this version; use none`) {
+		t.Errorf("Load with docker disabled = %v, want only the not-implemented problem", err)
 	}
 }
 

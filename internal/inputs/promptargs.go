@@ -14,25 +14,32 @@ import (
 // space, colon, quote or bracket before the first "=".
 var keyValueLineRe = regexp.MustCompile(`^[^\s=:{}\[\]"'#]+\s*=`)
 
-// parsePromptArgs reads prompt-args: KEY=VALUE lines when the first line looks like one, else a
-// YAML map (JSON being YAML). Values become strings: scalars as written, lists and maps as JSON.
-// It returns every problem found, as messages.
+// parsePromptArgs reads prompt-args, whose built-in keys are the run's to set.
 func parsePromptArgs(text string) (map[string]string, []string) {
+	return parseMap(text, builtinPromptArgs)
+}
+
+// parseMap reads a map input: KEY=VALUE lines when the first line looks like one, else a YAML
+// map (JSON being YAML). Values become strings: scalars as written, lists and maps as JSON. Keys
+// are identifiers and none of reserved. It returns every problem found, as messages.
+func parseMap(text string, reserved []string) (map[string]string, []string) {
+	b := &argsBuilder{reserved: reserved}
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		if keyValueLineRe.MatchString(line) {
-			return parseKeyValueLines(text)
+			return b.keyValueLines(text)
 		}
 		break
 	}
-	return parseYAMLArgs(text)
+	return b.yaml(text)
 }
 
-// argsBuilder collects keys, rejecting bad and repeated ones.
+// argsBuilder collects keys, rejecting bad, reserved and repeated ones.
 type argsBuilder struct {
+	reserved []string
 	args     map[string]string
 	problems []string
 }
@@ -46,8 +53,8 @@ func (b *argsBuilder) add(key, value, where string) {
 	switch _, dup := b.args[key]; {
 	case !identRe.MatchString(key):
 		b.problemf("key %q%s is not a valid name; use letters, digits and _, not starting with a digit", key, where)
-	case slices.Contains(builtinPromptArgs, key):
-		b.problemf("key %s%s is built in and set by the run; remove it (built-ins: %s)", key, where, strings.Join(builtinPromptArgs, ", "))
+	case slices.Contains(b.reserved, key):
+		b.problemf("key %s%s is built in and set by the run; remove it (built-ins: %s)", key, where, strings.Join(b.reserved, ", "))
 	case dup:
 		b.problemf("key %s%s is given twice; give it once", key, where)
 	default:
@@ -58,8 +65,7 @@ func (b *argsBuilder) add(key, value, where string) {
 	}
 }
 
-func parseKeyValueLines(text string) (map[string]string, []string) {
-	var b argsBuilder
+func (b *argsBuilder) keyValueLines(text string) (map[string]string, []string) {
 	for i, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -75,7 +81,7 @@ func parseKeyValueLines(text string) (map[string]string, []string) {
 	return b.args, b.problems
 }
 
-func parseYAMLArgs(text string) (map[string]string, []string) {
+func (b *argsBuilder) yaml(text string) (map[string]string, []string) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
 		return nil, []string{fmt.Sprintf("is not a YAML or JSON map, nor KEY=VALUE lines: %v", err)}
@@ -87,7 +93,6 @@ func parseYAMLArgs(text string) (map[string]string, []string) {
 	if root.Kind != yaml.MappingNode {
 		return nil, []string{fmt.Sprintf("is a YAML %s, not a map; give KEY: value pairs, a JSON object or KEY=VALUE lines", nodeKind(root))}
 	}
-	var b argsBuilder
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		where := fmt.Sprintf(" on line %d", k.Line)
