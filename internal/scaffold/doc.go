@@ -1,0 +1,8 @@
+// Package scaffold writes the starter files of `sandcastle init` into a repository: the sandbox
+// image's Dockerfile, a prompt template, the .sandcastle/ ignore and env example files, and a
+// GitHub workflow that runs the action on labelled issues.
+//
+// The files come from templates embedded in the binary; the versions they pin (the agent CLI,
+// the base image, the actions the workflow uses) are constants in one place, pins.go. Write
+// never overwrites a file unless asked to, and when it refuses it writes nothing at all.
+package scaffold

@@ -1,0 +1,168 @@
+package scaffold
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/template"
+)
+
+// DefaultAgent is the agent Write scaffolds when Options.Agent is empty.
+const DefaultAgent = "claude-code"
+
+//go:embed templates
+var templates embed.FS
+
+// Options says what Write scaffolds.
+type Options struct {
+	// Agent is the agent CLI the image installs, one of Agents(); empty means DefaultAgent.
+	Agent string
+	// Force overwrites files that exist. Without it, any existing file is an error and nothing
+	// is written.
+	Force bool
+}
+
+// ExistError is returned when starter files exist and Options.Force is not set. It matches
+// fs.ErrExist under errors.Is.
+type ExistError struct {
+	Paths []string // relative to the directory, in the order Write would write them
+}
+
+func (e *ExistError) Error() string {
+	return fmt.Sprintf("starter files already exist: %s; nothing was written (--force overwrites them)", strings.Join(e.Paths, ", "))
+}
+
+func (e *ExistError) Unwrap() error { return fs.ErrExist }
+
+// agentFiles is what differs between agents.
+type agentFiles struct {
+	dockerfile string // template under templates/
+	envExample string // template under templates/
+	secret     string // the credential the workflow passes from the repository's secrets
+}
+
+// agents returns the agents Write knows. Adding one is an entry here and its two templates.
+func agents() map[string]agentFiles {
+	return map[string]agentFiles{
+		"claude-code": {dockerfile: "claude-code.Dockerfile", envExample: "claude-code.env.example", secret: "ANTHROPIC_API_KEY"},
+	}
+}
+
+// Agents returns the names Options.Agent accepts, sorted.
+func Agents() []string {
+	return slices.Sorted(maps.Keys(agents()))
+}
+
+// file is one starter file: its path relative to the directory, slash-separated, and content.
+type file struct {
+	path    string
+	content []byte
+}
+
+// Write writes the starter files into dir, creating directories as needed, and returns their
+// paths relative to dir in the order written. On error it returns no paths, and the files it
+// created are removed again.
+func Write(dir string, o Options) ([]string, error) {
+	files, err := render(o.Agent)
+	if err != nil {
+		return nil, err
+	}
+	var existing []string
+	for _, f := range files {
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.path))); err == nil {
+			existing = append(existing, filepath.FromSlash(f.path))
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("scaffold %s: %w", f.path, err)
+		}
+	}
+	if len(existing) > 0 && !o.Force {
+		return nil, &ExistError{Paths: existing}
+	}
+
+	var written []string
+	for _, f := range files {
+		path := filepath.Join(dir, filepath.FromSlash(f.path))
+		if err := writeFile(path, f.content, o.Force); err != nil {
+			// Take back the files this call created, so that a failure leaves no half scaffold.
+			// Files replaced under Force stay replaced: their old content is gone.
+			for _, w := range written {
+				if !slices.Contains(existing, w) {
+					os.Remove(filepath.Join(dir, w))
+				}
+			}
+			return nil, fmt.Errorf("scaffold %s: %w", f.path, err)
+		}
+		written = append(written, filepath.FromSlash(f.path))
+	}
+	return written, nil
+}
+
+// writeFile creates path with content. An existing file is replaced only with force, and then
+// removed first, so that a symlink in its place is replaced rather than written through.
+// Creating with O_EXCL keeps a file that appeared since the check from being clobbered.
+func writeFile(path string, content []byte, force bool) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if force {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(content); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// render returns the starter files for agent, in the order Write writes them.
+func render(agent string) ([]file, error) {
+	if agent == "" {
+		agent = DefaultAgent
+	}
+	a, ok := agents()[agent]
+	if !ok {
+		return nil, fmt.Errorf("scaffold for agent %q: unknown agent; valid agents are %s", agent, strings.Join(Agents(), ", "))
+	}
+	data := struct {
+		ClaudeCodeVersion, BaseImage, ActionRef, CheckoutRef, Secret string
+	}{ClaudeCodeVersion, BaseImage, ActionRef, CheckoutRef, a.secret}
+
+	sources := []struct{ path, template string }{
+		{".sandcastle/Dockerfile", a.dockerfile},
+		{".sandcastle/prompt.md", "prompt.md"},
+		{".sandcastle/.gitignore", "gitignore"},
+		{".sandcastle/.env.example", a.envExample},
+		{".github/workflows/sandcastle.yml", "sandcastle.yml"},
+	}
+	files := make([]file, 0, len(sources))
+	for _, s := range sources {
+		text, err := templates.ReadFile("templates/" + s.template)
+		if err != nil {
+			return nil, fmt.Errorf("scaffold %s: %w", s.path, err)
+		}
+		// [[ ]] because the files are full of {{ }}: prompt placeholders and workflow expressions.
+		t, err := template.New(s.template).Delims("[[", "]]").Option("missingkey=error").Parse(string(text))
+		if err != nil {
+			return nil, fmt.Errorf("scaffold %s: parse template: %w", s.path, err)
+		}
+		var b bytes.Buffer
+		if err := t.Execute(&b, data); err != nil {
+			return nil, fmt.Errorf("scaffold %s: render template: %w", s.path, err)
+		}
+		files = append(files, file{path: s.path, content: b.Bytes()})
+	}
+	return files, nil
+}

@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# Provisions a Docker engine and the images the Docker test tiers need, on a machine that reaches
+# only Debian's package mirror, the Go module proxy and the npm registry: nothing is pulled from
+# Docker Hub. Safe to run again: a second run only checks, in well under a second.
+#
+#   1. packages  apt-get install docker.io and debootstrap when missing (apt-get update only when
+#                the install cannot find them)
+#   2. engine    start dockerd in the background when the engine does not answer, and wait for it
+#   3. base      debian:bookworm-slim from debootstrap (minbase, git, ca-certificates) via
+#                `docker import`; the root file system is cached as a tarball, so a daemon that lost
+#                its images gets it back in seconds
+#   4. claude    the pinned @anthropic-ai/claude-code from npm in the tools cache (shared with
+#                scripts/test.sh)
+#   5. image     sandcastle-test:claude: the base plus the native claude binary and an agent user;
+#                rebuilt when the claude version, the agent ids or the base image change
+#
+# Environment:
+#   CLAUDE_CODE_VERSION   claude version in the test image (default 2.1.332)
+#   AGENT_UID, AGENT_GID  ids of the image's agent user (default 1000)
+#   SANDCASTLE_TOOLS      tools cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/sandcastle-test-tools)
+#   DOCKER_HOST           an engine elsewhere; then it must already answer, nothing is started
+#   DOCKERD_WAIT_SECONDS  how long to wait for a started dockerd (default 60)
+set -Eeuo pipefail
+
+CLAUDE_CODE_VERSION="${CLAUDE_CODE_VERSION:-2.1.332}"
+AGENT_UID="${AGENT_UID:-1000}"
+AGENT_GID="${AGENT_GID:-1000}"
+DOCKERD_WAIT_SECONDS="${DOCKERD_WAIT_SECONDS:-60}"
+BASE_IMAGE=debian:bookworm-slim
+CLAUDE_IMAGE=sandcastle-test:claude
+SUITE=bookworm
+INCLUDE=git,ca-certificates
+tools="${SANDCASTLE_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/sandcastle-test-tools}"
+# The name records what went into the root file system, so changing it never reuses a stale one.
+rootfs_tar="$tools/rootfs-$SUITE-minbase-${INCLUDE//,/-}.tar"
+logdir="${TMPDIR:-/tmp}"
+
+die() {
+	printf 'provision: error: %s\n' "$*" >&2
+	exit 1
+}
+
+# step NAME FUNC runs FUNC, which sets $outcome, and prints one line with its duration.
+step() {
+	local name=$1 start=$EPOCHREALTIME
+	outcome=""
+	current=$name
+	"$2"
+	printf 'provision: %-8s %-44s %6.1fs\n' "$name" "$outcome" "$(elapsed "$start")"
+}
+
+elapsed() {
+	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
+}
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null; then
+		sudo "$@"
+	else
+		die "need root for: $* (run as root or install sudo)"
+	fi
+}
+
+# run_logged LOG CMD... runs CMD with its output in LOG, and shows the log's tail when it fails.
+run_logged() {
+	local log=$1
+	shift
+	if ! "$@" >"$log" 2>&1; then
+		tail -n 20 "$log" >&2
+		die "$* failed (full log: $log)"
+	fi
+}
+
+packages() {
+	local need=()
+	command -v docker >/dev/null || need+=(docker.io)
+	if [ -z "${DOCKER_HOST:-}" ] && ! command -v dockerd >/dev/null; then
+		need+=(docker.io)
+	fi
+	command -v debootstrap >/dev/null || need+=(debootstrap)
+	if [ ${#need[@]} -eq 0 ]; then
+		outcome="present"
+		return
+	fi
+	mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
+	local log="$logdir/provision-apt.log"
+	export DEBIAN_FRONTEND=noninteractive
+	# Fresh machines and slim images often have no package lists; update only then.
+	if ! as_root apt-get install -y -q "${need[@]}" >"$log" 2>&1; then
+		run_logged "$log" as_root apt-get update -q
+		run_logged "$log" as_root apt-get install -y -q "${need[@]}"
+	fi
+	outcome="installed ${need[*]}"
+}
+
+# engine_answers succeeds when the engine answers; its error, if any, is left in $engine_err.
+engine_answers() {
+	engine_err=$(docker version --format '{{.Server.Version}}' 2>&1 >/dev/null) && return 0
+	return 1
+}
+
+engine() {
+	if engine_answers; then
+		outcome="running ($(docker version --format '{{.Server.Version}}'))"
+		return
+	fi
+	case "$engine_err" in
+	*"permission denied"*)
+		die "the engine is running but $(id -un) may not use it: add the user to the docker group (${engine_err%%$'\n'*})"
+		;;
+	esac
+	case "${DOCKER_HOST:-unix:///var/run/docker.sock}" in
+	unix:///var/run/docker.sock | unix:///run/docker.sock) ;;
+	*) die "the engine at DOCKER_HOST=$DOCKER_HOST does not answer: $engine_err" ;;
+	esac
+
+	local log="$logdir/provision-dockerd.log" pid=""
+	if command -v pgrep >/dev/null && pgrep -x dockerd >/dev/null; then
+		# Started by someone else and still coming up: wait for it rather than start a second one.
+		outcome="waited for running dockerd"
+	else
+		as_root true # ask for a password, if any, before going to the background
+		: >"$log"
+		# setsid: the daemon outlives this script and its process group; 9>&-: it must not hold
+		# this script's lock.
+		(
+			trap - ERR
+			as_root setsid dockerd
+		) >>"$log" 2>&1 </dev/null 9>&- &
+		pid=$!
+		outcome="started dockerd (log $log)"
+	fi
+	local deadline=$((SECONDS + DOCKERD_WAIT_SECONDS))
+	until engine_answers; do
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			tail -n 20 "$log" >&2
+			die "dockerd exited before it answered (full log: $log)"
+		fi
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			[ -s "$log" ] && tail -n 20 "$log" >&2
+			die "the engine did not answer within ${DOCKERD_WAIT_SECONDS}s: $engine_err${pid:+ (full log: $log)}"
+		fi
+		sleep 0.2
+	done
+}
+
+base() {
+	if docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
+		outcome="present"
+		return
+	fi
+	if [ -s "$rootfs_tar" ]; then
+		outcome="imported from cache"
+	else
+		command -v debootstrap >/dev/null || die "debootstrap not found"
+		work=$(mktemp -d "${TMPDIR:-/tmp}/sandcastle-rootfs.XXXXXX")
+		# The root file system belongs to root; a trap removes it even when debootstrap fails.
+		trap 'as_root rm -rf "$work"; rm -f "$rootfs_tar.tmp.$$"' EXIT
+		# No mirror argument: the default one is the mirror this machine reaches.
+		run_logged "$logdir/provision-debootstrap.log" \
+			as_root debootstrap --variant=minbase --include="$INCLUDE" "$SUITE" "$work/rootfs"
+		mkdir -p "$tools"
+		# Package caches and lists are dropped as a slim image does; /dev is the engine's own.
+		as_root tar -C "$work/rootfs" --numeric-owner \
+			--exclude='./var/cache/apt/archives/*.deb' --exclude='./var/cache/apt/*.bin' \
+			--exclude='./var/lib/apt/lists/*_*' --exclude='./dev/*' \
+			-cf - . >"$rootfs_tar.tmp.$$"
+		mv "$rootfs_tar.tmp.$$" "$rootfs_tar"
+		as_root rm -rf "$work"
+		trap - EXIT
+		outcome="debootstrapped and imported"
+	fi
+	docker import --change 'CMD ["/bin/bash"]' \
+		--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+		- "$BASE_IMAGE" <"$rootfs_tar" >/dev/null
+}
+
+claude_bin() {
+	local bin="$tools/node_modules/.bin/claude"
+	if [ "$("$bin" --version 2>/dev/null | cut -d' ' -f1)" = "$CLAUDE_CODE_VERSION" ]; then
+		outcome="present ($CLAUDE_CODE_VERSION)"
+	else
+		command -v npm >/dev/null || die "npm not found: install nodejs and npm to fetch @anthropic-ai/claude-code"
+		mkdir -p "$tools"
+		# The same command as scripts/test.sh, so both share one install.
+		run_logged "$logdir/provision-npm.log" npm install --prefix "$tools" --no-audit --no-fund \
+			--loglevel=error "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
+		outcome="installed $CLAUDE_CODE_VERSION"
+	fi
+	# bin is a symlink into the package, whose postinstall put the native executable there.
+	claude_real=$(readlink -f "$bin")
+	[ -x "$claude_real" ] || die "$claude_real is not an executable"
+}
+
+image() {
+	local base_id want have old
+	base_id=$(docker image inspect --format '{{.Id}}' "$BASE_IMAGE")
+	want="$CLAUDE_CODE_VERSION $AGENT_UID $AGENT_GID $base_id"
+	have=$(docker image inspect --format '{{index .Config.Labels "sandcastle.test.claude-version"}} {{index .Config.Labels "sandcastle.test.agent-uid"}} {{index .Config.Labels "sandcastle.test.agent-gid"}} {{index .Config.Labels "sandcastle.test.base"}}' "$CLAUDE_IMAGE" 2>/dev/null || true)
+	if [ "$have" = "$want" ]; then
+		outcome="up to date (claude $CLAUDE_CODE_VERSION)"
+		return
+	fi
+	old=$(docker image inspect --format '{{.Id}}' "$CLAUDE_IMAGE" 2>/dev/null || true)
+
+	ctx=$(mktemp -d "${TMPDIR:-/tmp}/sandcastle-build.XXXXXX")
+	trap 'rm -rf "$ctx"' EXIT
+	# A hard link spares copying a 400 MB file when the cache and the temp dir share a disk.
+	ln "$claude_real" "$ctx/claude" 2>/dev/null || cp "$claude_real" "$ctx/claude"
+	# -o: the ids come from the workspace owner and may already be taken in the image (0, 100...).
+	cat >"$ctx/Dockerfile" <<-'EOF'
+		FROM debian:bookworm-slim
+		ARG AGENT_UID=1000
+		ARG AGENT_GID=1000
+		RUN groupadd --non-unique --gid "$AGENT_GID" agent \
+		 && useradd --non-unique --uid "$AGENT_UID" --gid "$AGENT_GID" \
+		      --home-dir /home/agent --create-home --shell /bin/bash agent
+		COPY claude /usr/local/bin/claude
+		WORKDIR /home/agent
+	EOF
+	run_logged "$logdir/provision-build.log" docker build --quiet --force-rm \
+		--build-arg "AGENT_UID=$AGENT_UID" --build-arg "AGENT_GID=$AGENT_GID" \
+		--label "sandcastle.test.claude-version=$CLAUDE_CODE_VERSION" \
+		--label "sandcastle.test.agent-uid=$AGENT_UID" \
+		--label "sandcastle.test.agent-gid=$AGENT_GID" \
+		--label "sandcastle.test.base=$base_id" \
+		--tag "$CLAUDE_IMAGE" "$ctx"
+	rm -rf "$ctx"
+	trap - EXIT
+	# The replaced image would linger untagged; a container still using it keeps it, which is fine.
+	if [ -n "$old" ] && [ "$old" != "$(docker image inspect --format '{{.Id}}' "$CLAUDE_IMAGE")" ]; then
+		docker image rm "$old" >/dev/null 2>&1 || true
+	fi
+	outcome="built (claude $CLAUDE_CODE_VERSION, agent $AGENT_UID:$AGENT_GID)"
+}
+
+main() {
+	local start=$EPOCHREALTIME
+	current=setup
+	trap 'printf "provision: step %s failed: %s\n" "$current" "$BASH_COMMAND" >&2' ERR
+	mkdir -p "$tools"
+	# Test packages may run this at the same time; one provisions, the others wait and then check.
+	if command -v flock >/dev/null; then
+		exec 9>"$tools/provision.lock"
+		flock 9
+	fi
+
+	step packages packages
+	step engine engine
+	step base base
+	step claude claude_bin
+	step image image
+	printf 'provision: %-8s %-44s %6.1fs\n' total "$BASE_IMAGE + $CLAUDE_IMAGE" "$(elapsed "$start")"
+}
+
+main "$@"
