@@ -16,6 +16,9 @@ fi
 export PATH="$tools/node_modules/.bin:$PATH"
 echo "claude $(claude --version)"
 
+# A Docker engine and the test images (built offline from Debian packages; nothing is pulled).
+SANDCASTLE_TOOLS="$tools" CLAUDE_CODE_VERSION="$CLAUDE_CODE_VERSION" scripts/provision-docker.sh
+
 test -z "$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 go vet ./...
 go test -count=1 ./... "$@"

@@ -37,6 +37,7 @@ const usageText = `sandcastle runs an AI coding agent in a loop against a git re
 
 Usage:
   sandcastle run [flags]   run the agent (see "sandcastle run --help" for every flag)
+  sandcastle init          write a starter .sandcastle/ (Dockerfile, prompt) and workflow
   sandcastle version       print the version
 
 As a GitHub Action (GITHUB_ACTIONS=true and no arguments) it reads its inputs from INPUT_*.
@@ -75,6 +76,8 @@ func Main(ctx context.Context, sys System) int {
 			return exitFailed
 		}
 		return execute(ctx, sys, raw, dir)
+	case len(args) > 0 && args[0] == "init":
+		return initCommand(sys, args[1:])
 	case len(args) > 0 && args[0] == "version":
 		fmt.Fprintln(sys.Stdout, "sandcastle", Version)
 		return exitOK

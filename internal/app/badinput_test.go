@@ -2,6 +2,7 @@ package app
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,7 +46,9 @@ func TestBadInput(t *testing.T) {
 		{"output_tag_not_in_prompt", []string{"--prompt", "answer please", "--output-tag", "result"}, nil, []string{`"output-tag"`, "<result>"}},
 		{"negative_retries", []string{"--prompt", "<result>", "--output-tag", "result", "--output-max-retries", "-1"}, nil, []string{`"output-max-retries"`}},
 		{"bad_output_type", []string{"--prompt", "<result>", "--output-tag", "result", "--output-type", "yaml"}, nil, []string{`"output-type"`, "object"}},
-		{"docker_not_yet", []string{"--prompt", "hi", "--sandbox", "docker"}, nil, []string{`"sandbox"`, "none"}},
+		{"unknown_sandbox", []string{"--prompt", "hi", "--sandbox", "vm"}, nil, []string{`"sandbox"`, "docker", "none"}},
+		{"docker_as_root", []string{"--prompt", "hi", "--sandbox", "docker"}, nil, []string{`"container-uid"`, "root"}},
+		{"docker_input_without_docker", []string{"--prompt", "hi", "--image", "mine:latest"}, nil, []string{`"image"`, "sandbox docker"}},
 		{"missing_working_directory", []string{"--prompt", "hi", "--working-directory", "nowhere"}, nil, []string{`"working-directory"`, "nowhere"}},
 		{"bad_env_name", []string{"--prompt", "hi", "--env", "NOT-A-NAME"}, nil, []string{`"env"`}},
 		{"github_token_in_env", []string{"--prompt", "hi", "--env", "GITHUB_TOKEN"}, nil, []string{`"env"`, "GITHUB_TOKEN"}},
@@ -73,7 +76,11 @@ func TestBadInput(t *testing.T) {
 				tt.setup(t, e, dir)
 			}
 			before := stateOf(t, e, dir)
-			inv := runMain(t, e, dir, append([]string{"run"}, tt.args...)...)
+			args := tt.args
+			if !slices.Contains(args, "--sandbox") {
+				args = append([]string{"--sandbox", "none"}, args...)
+			}
+			inv := runMain(t, e, dir, append([]string{"run"}, args...)...)
 			if inv.code == 0 {
 				t.Fatalf("exit code 0, want failure; output:\n%s", inv.output())
 			}
@@ -103,7 +110,7 @@ func TestNotARepository(t *testing.T) {
 	t.Parallel()
 	e := hermeticEnv(t)
 	dir := t.TempDir()
-	inv := runMain(t, e, dir, "run", "--prompt", "hi")
+	inv := runMain(t, e, dir, "run", "--sandbox", "none", "--prompt", "hi")
 	if inv.code == 0 || !strings.Contains(inv.output(), "not in a git working tree") {
 		t.Fatalf("exit %d, output:\n%s\nwant a failure saying it is not a git working tree", inv.code, inv.output())
 	}

@@ -49,7 +49,7 @@ func BenchmarkPipelineOverhead(b *testing.B) {
 	for b.Loop() {
 		var out syncBuffer
 		code := Main(b.Context(), System{
-			Args:   []string{"run", "--prompt", "do nothing", "--max-iterations", "5", "--log-file", "-"},
+			Args:   []string{"run", "--sandbox", "none", "--prompt", "do nothing", "--max-iterations", "5", "--log-file", "-"},
 			Getenv: e.get,
 			Getwd:  func() (string, error) { return dir, nil },
 			Stdout: &out,

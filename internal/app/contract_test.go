@@ -52,7 +52,7 @@ func TestShellExpressionFailureStopsRun(t *testing.T) {
 	dir := newRepo(t, e)
 	writeFile(t, filepath.Join(dir, "p.md"), "Context: !`git log -1 --format=%s`\nBroken: !`echo nope >&2; exit 3`\n")
 	writeFile(t, filepath.Join(dir, ".git", "info", "exclude"), "p.md\n")
-	inv := runMain(t, e, dir, "run", "--prompt-file", "p.md", "--log-file", "-")
+	inv := runMain(t, e, dir, "run", "--sandbox", "none", "--prompt-file", "p.md", "--log-file", "-")
 	if inv.code != 1 {
 		t.Fatalf("exit %d, want 1; output:\n%s", inv.code, inv.output())
 	}

@@ -53,6 +53,7 @@ func newAction(t *testing.T, steps ...testkit.Step) *action {
 	// claude's own switches that keep it offline and quiet; they reach it through the env input,
 	// as a user's would.
 	a.input("env", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC\nCLAUDE_CODE_MAX_RETRIES")
+	a.input("sandbox", "none")
 	return a
 }
 

@@ -68,7 +68,8 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 		ReadFile:  os.ReadFile,
 		Stat:      os.Stat,
 		Agents:    agentInfos(),
-		Sandboxes: []string{"none"},
+		Sandboxes: sandboxes,
+		Home:      sys.Getenv("HOME"),
 	})
 	if err != nil {
 		return nil, err
@@ -101,7 +102,12 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	if p.env, err = resolveEnv(sys.Getenv, cfg.EnvNames, cfg.EnvFileValues, names); err != nil {
 		errs = append(errs, err)
 	}
-	if p.agent != nil && cfg.Sandbox == "none" {
+	if cfg.Sandbox == inputs.SandboxDocker {
+		if uid, gid := p.owner(); uid <= 0 || gid < 0 {
+			errs = append(errs, fmt.Errorf("input \"container-uid\": the workspace %s belongs to root (or its owner is unknown) and the agent never runs as root; set container-uid and container-gid to a user that may write the checkout", cfg.WorkingDirectory))
+		}
+	}
+	if p.agent != nil && cfg.Sandbox == inputs.SandboxNone {
 		if err := findAgentCLI(p.agent, p.env.vars["PATH"]); err != nil {
 			errs = append(errs, err)
 		}
@@ -179,6 +185,12 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 		ws.Finish(cleanup, false)
 		return exitFailed
 	}
+	// The worktree we just made must be the workspace owner's, whom the agent runs as.
+	if uid, gid := ownerOf(top); uid > 0 {
+		if err := giveBack(top, uid, gid, os.Geteuid); err != nil {
+			rep.Warning(fmt.Sprintf("handing the worktree to the workspace owner: %v", err))
+		}
+	}
 	logPath, logFile, err := openLog(cfg, ws, top)
 	if err != nil {
 		rep.Error(err.Error())
@@ -194,7 +206,7 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 		fmt.Fprintf(p.console, "Started on branch %s; log: %s\n", orDetached(ws.Source), logPath)
 	}
 
-	base, res, runErr := p.loop(ctx, ws, log)
+	base, res, runErr := p.loop(ctx, ws, top, log)
 	out, finishErr := ws.Finish(cleanup, runErr == nil)
 	if runErr == nil && finishErr != nil {
 		runErr = finishErr
@@ -202,6 +214,11 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 		log.Warning("%v", finishErr)
 	}
 
+	if uid, gid := ownerOf(top); uid > 0 {
+		if err := giveBack(top, uid, gid, os.Geteuid); err != nil {
+			log.Warning("handing files back to the workspace owner: %v", err)
+		}
+	}
 	status := statusOf(ctx, res, runErr)
 	outputs := p.outputs(cleanup, ws, out, base, res, status, logPath)
 	if runErr != nil {
@@ -233,7 +250,7 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 }
 
 // loop runs the hooks, starts the sandbox and runs the agent in it.
-func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, log *report.Log) (base string, res run.Result, err error) {
+func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, log *report.Log) (base string, res run.Result, err error) {
 	cfg := p.cfg
 	pr, warnings, err := buildPrompt(cfg, ws.Source, ws.Target)
 	if err != nil {
@@ -253,6 +270,12 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, log *report.Lo
 	}
 
 	sb := sandbox.Sandbox(onHost) // sandbox: none runs the agent on the host
+	if cfg.Sandbox == inputs.SandboxDocker {
+		if sb, err = p.startDocker(ctx, ws, top, vars, log); err != nil {
+			return "", res, err
+		}
+		defer closeSandbox(ctx, sb, log)
+	}
 	if err := startHooks(ctx, sb, onHost, cfg.Hooks); err != nil {
 		return "", res, err
 	}
@@ -275,6 +298,16 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, log *report.Lo
 	return base, res, err
 }
 
+// closeSandbox stops the sandbox on every path, a cancelled run included, within its own
+// deadline.
+func closeSandbox(ctx context.Context, sb sandbox.Sandbox, log *report.Log) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	if err := sb.Close(ctx); err != nil {
+		log.Warning("stopping the sandbox: %v", err)
+	}
+}
+
 func outputRetries(cfg inputs.Config) int {
 	if cfg.Output == nil {
 		return 0
@@ -289,8 +322,7 @@ func (p *plan) agentVars(ctx context.Context, ws *workspace.Workspace) (map[stri
 	for k, v := range p.env.vars {
 		vars[k] = v
 	}
-	// The checkout may belong to another user than ours (the runner's, while the Action runs as
-	// root): trust it for the agent's git too, through the environment only.
+	// The same trust for the agent's git, through the environment only.
 	for i, kv := range p.gitConfig() {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[fmt.Sprintf("GIT_CONFIG_KEY_%d", i)] = k
@@ -317,9 +349,11 @@ func (p *plan) agentVars(ctx context.Context, ws *workspace.Workspace) (map[stri
 }
 
 // gitConfig is the configuration every git command gets, through the environment: nothing is
-// ever written to a config file.
+// ever written to a config file. The checkout and its worktrees may belong to another user than
+// ours (the runner's, while the Action runs as root), and it is the repository the user named:
+// trust it.
 func (p *plan) gitConfig() []string {
-	return []string{"safe.directory=" + p.cfg.WorkingDirectory}
+	return []string{"safe.directory=*"}
 }
 
 // repoView adapts the workspace to what the loop needs.

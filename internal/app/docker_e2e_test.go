@@ -1,0 +1,119 @@
+package app
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
+)
+
+// workspaceUID is the owner of the checkout in these tests, as the runner's user owns it on
+// GitHub while the Action runs as root.
+const workspaceUID = 1001
+
+// newDockerAction is an Action run whose agent runs in a container of the test image that has
+// the real claude, on the host network so that it reaches the scripted model on loopback.
+func newDockerAction(t *testing.T, steps ...testkit.Step) *action {
+	t.Helper()
+	testkit.RequireDocker(t)
+	testkit.RequireImage(t, testkit.ClaudeImage)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give the checkout to another user, as the runner does")
+	}
+	a := newAction(t, steps...)
+	for k, v := range a.model.Env(sandboxHome) {
+		if k != "HOME" && k != "TMPDIR" {
+			a.env[k] = v
+		}
+	}
+	a.input("sandbox", "docker")
+	a.input("image", testkit.ClaudeImage)
+	a.input("build-image", "never")
+	a.input("network", "host")
+	chownTree(t, a.dir, workspaceUID)
+	return a
+}
+
+func chownTree(t *testing.T, dir string, uid int) {
+	t.Helper()
+	err := filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, uid)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ownerUID(t *testing.T, path string) uint32 {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Sys().(*syscall.Stat_t).Uid
+}
+
+// containersOf lists the containers labelled with the repository at dir, running or not.
+func containersOf(t *testing.T, dir string) string {
+	t.Helper()
+	sum := sha256.Sum256([]byte(filepath.Clean(dir)))
+	label := "label=sandcastle.repo=" + hex.EncodeToString(sum[:8])
+	out, err := exec.Command("docker", "ps", "-aq", "--filter", label).CombinedOutput()
+	if err != nil {
+		t.Fatalf("docker ps: %v\n%s", err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestDockerClaudeCommitsInContainer(t *testing.T) {
+	a := newDockerAction(t,
+		commitBash("notes.txt", "from the container", "Add a note"),
+		testkit.Bash("id -u > uid.txt; (grep -c CapEff /proc/self/status; grep CapEff /proc/self/status; grep NoNewPrivs /proc/self/status; env | grep -c GITHUB_TOKEN; test -S /var/run/docker.sock && echo socket || echo nosocket) >> uid.txt"),
+		testkit.Text("Done. "+signal),
+	)
+	a.env["GITHUB_TOKEN"] = "ghs_never_in_the_sandbox"
+	a.input("prompt", "Add a note, commit, then print "+signal)
+	a.input("branch-strategy", "branch")
+	a.input("branch", "agent/docker")
+	inv := a.run()
+	if inv.code != 0 {
+		t.Fatalf("exit code %d, want 0", inv.code)
+	}
+	out := a.readOutputs()
+	if out["status"] != "complete" || out["commit-count"] != "1" || out["branch"] != "agent/docker" {
+		t.Errorf("outputs %v; want complete with one commit on agent/docker", out)
+	}
+	if got := a.git("log", "-1", "--format=%s", "agent/docker"); got != "Add a note" {
+		t.Errorf("agent/docker tip = %q, want the agent's commit", got)
+	}
+	wt := out["preserved-worktree"]
+	if wt == "" {
+		t.Fatal("the worktree with uid.txt (untracked) was not preserved")
+	}
+	facts := readFile(t, filepath.Join(wt, "uid.txt"))
+	for _, want := range []string{"1001\n", "CapEff:\t0000000000000000", "NoNewPrivs:\t1", "\n0\n", "nosocket"} {
+		if !strings.Contains(facts, want) {
+			t.Errorf("inside the sandbox: %q lacks %q", facts, want)
+		}
+	}
+	if got := ownerUID(t, filepath.Join(wt, "notes.txt")); got != workspaceUID {
+		t.Errorf("notes.txt is owned by %d, want the workspace owner %d", got, workspaceUID)
+	}
+	for _, p := range []string{wt, filepath.Join(a.dir, ".sandcastle", "logs"), filepath.Join(a.dir, ".git", "worktrees")} {
+		if got := ownerUID(t, p); got != workspaceUID {
+			t.Errorf("%s is owned by %d after the run, want the workspace owner %d", p, got, workspaceUID)
+		}
+	}
+	if left := containersOf(t, a.dir); left != "" {
+		t.Errorf("containers left behind: %s", left)
+	}
+}
