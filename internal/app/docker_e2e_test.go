@@ -3,6 +3,7 @@ package app
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,5 +116,51 @@ func TestDockerClaudeCommitsInContainer(t *testing.T) {
 	}
 	if left := containersOf(t, a.dir); left != "" {
 		t.Errorf("containers left behind: %s", left)
+	}
+}
+
+// TestDockerSIGTERMRemovesContainer sends SIGTERM to the real sandcastle binary, as the runner
+// does when a job is cancelled, while the agent works in its container: the binary stops the
+// agent, removes the container, reports the commit and exits non-zero.
+func TestDockerSIGTERMRemovesContainer(t *testing.T) {
+	a := newDockerAction(t, commitBash("a.txt", "a", "Before the cancel"), testkit.Hang())
+	a.input("prompt", "Work until cancelled.")
+	a.input("branch-strategy", "merge-to-head")
+	bin := filepath.Join(t.TempDir(), "sandcastle")
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin)
+	cmd.Dir = a.dir
+	for k, v := range a.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.model.WaitRequests(t.Context(), 2); err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	t.Logf("output:\n%s", out.String())
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("sandcastle ended with %v, want exit code 1", err)
+	}
+	outputs := a.readOutputs()
+	if outputs["status"] != "cancelled" || outputs["commit-count"] != "1" {
+		t.Errorf("status %q commit-count %q; want cancelled with the commit reported", outputs["status"], outputs["commit-count"])
+	}
+	if kept := outputs["branch"]; !strings.HasPrefix(kept, "sandcastle/") || a.git("log", "-1", "--format=%s", kept) != "Before the cancel" {
+		t.Errorf("branch output %q does not hold the agent's commit", kept)
+	}
+	if left := containersOf(t, a.dir); left != "" {
+		t.Errorf("containers left behind after SIGTERM: %s", left)
 	}
 }
