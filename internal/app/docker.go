@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -36,7 +37,15 @@ func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top str
 	if err != nil {
 		return nil, fmt.Errorf("input \"sandbox\": %w; or use sandbox: none", err)
 	}
-	if n, err := engine.Sweep(ctx, top, ownerGone); err != nil {
+	hostPath, err := hostPaths(ctx, engine, d.Sync)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := hostPath(top)
+	if err != nil {
+		return nil, err
+	}
+	if n, err := engine.Sweep(ctx, repo, ownerGone); err != nil {
 		log.Warning("removing containers left by an earlier run: %v", err)
 	} else if n > 0 {
 		log.Status("Removed %d container(s) left by an earlier run", n)
@@ -62,17 +71,26 @@ func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top str
 			env[k] = v
 		}
 	}
-	mounts := []docker.Mount{{Source: ws.Dir, Target: ws.Dir}}
+	// Paths inside the sandbox are ours; sources are the daemon host's (the same unless we run in
+	// a container ourselves).
+	binds := []docker.Mount{{Source: ws.Dir, Target: ws.Dir}}
 	if ws.Worktree {
 		gitDir := filepath.Join(top, ".git")
-		mounts = append(mounts, docker.Mount{Source: gitDir, Target: gitDir})
+		binds = append(binds, docker.Mount{Source: gitDir, Target: gitDir})
 	}
 	for _, m := range d.Mounts {
 		target := m.Sandbox
 		if rest, ok := strings.CutPrefix(target, "~"); ok {
 			target = sandboxHome + rest
 		}
-		mounts = append(mounts, docker.Mount{Source: m.Host, Target: target, ReadOnly: m.ReadOnly})
+		binds = append(binds, docker.Mount{Source: m.Host, Target: target, ReadOnly: m.ReadOnly})
+	}
+	mounts := make([]docker.Mount, 0, len(binds))
+	for _, m := range binds {
+		if m.Source, err = hostPath(m.Source); err != nil {
+			return nil, err
+		}
+		mounts = append(mounts, m)
 	}
 	var devices []string
 	for _, dv := range d.Devices {
@@ -82,7 +100,7 @@ func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top str
 		Image:        d.Image,
 		Run:          runID(),
 		Owner:        processOwner(),
-		Repo:         top,
+		Repo:         repo,
 		Mounts:       mounts,
 		WorkDir:      ws.Dir,
 		Env:          env,
@@ -100,6 +118,30 @@ func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top str
 	}
 	log.Status("Sandbox %s started from %s", sb.Name(), d.Image)
 	return sb, nil
+}
+
+// hostPaths returns how to name a path of ours on the Docker daemon's host. Inside a container
+// (a container Action) a sibling sandbox can only bind what our own mounts bring in from the
+// host, such as the runner's workspace; the path is translated through them, never through
+// --volumes-from, which would hand the agent our Docker socket and GITHUB_OUTPUT.
+func hostPaths(ctx context.Context, engine *docker.Engine, sync inputs.SyncMode) (func(string) (string, error), error) {
+	if sync == inputs.SyncCopy {
+		return nil, errors.New("input \"sandbox-sync\": copy is not implemented in this version; use auto or mount")
+	}
+	hostname, _ := os.Hostname()
+	self, inContainer, err := engine.Self(ctx, hostname)
+	if err != nil {
+		return nil, err
+	}
+	if !inContainer {
+		return func(p string) (string, error) { return p, nil }, nil
+	}
+	return func(p string) (string, error) {
+		if hp, ok := self.HostPath(p); ok {
+			return hp, nil
+		}
+		return "", fmt.Errorf("input \"sandbox-sync\": %s is not on a mount of this container (%.12s), so a sibling sandbox cannot see it; mount it into the job's container, or use sandbox: none", p, self.ID)
+	}, nil
 }
 
 // owner is the uid and gid the agent runs as: the inputs, else the owner of the workspace.
