@@ -126,20 +126,7 @@ func TestDockerSIGTERMRemovesContainer(t *testing.T) {
 	a := newDockerAction(t, commitBash("a.txt", "a", "Before the cancel"), testkit.Hang())
 	a.input("prompt", "Work until cancelled.")
 	a.input("branch-strategy", "merge-to-head")
-	bin := filepath.Join(t.TempDir(), "sandcastle")
-	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	cmd := exec.Command(bin)
-	cmd.Dir = a.dir
-	for k, v := range a.env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, out := startBinary(t, a)
 	if err := a.model.WaitRequests(t.Context(), 2); err != nil {
 		cmd.Process.Kill()
 		t.Fatal(err)
@@ -162,5 +149,52 @@ func TestDockerSIGTERMRemovesContainer(t *testing.T) {
 	}
 	if left := containersOf(t, a.dir); left != "" {
 		t.Errorf("containers left behind after SIGTERM: %s", left)
+	}
+}
+
+// startBinary builds sandcastle and starts it as the Action, with a's environment.
+func startBinary(t *testing.T, a *action) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "sandcastle")
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin)
+	cmd.Dir = a.dir
+	for k, v := range a.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &out
+}
+
+// TestDockerSweepsContainerOfKilledRun kills sandcastle with SIGKILL, which leaves its container
+// running; the next run on the repository removes it before starting its own.
+func TestDockerSweepsContainerOfKilledRun(t *testing.T) {
+	a := newDockerAction(t, testkit.Hang(), testkit.Text("Second run done. "+signal))
+	a.input("prompt", "Work.")
+	cmd, _ := startBinary(t, a)
+	if err := a.model.WaitRequests(t.Context(), 1); err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if left := containersOf(t, a.dir); left == "" {
+		t.Fatal("no container left by the killed run: nothing to sweep, the test proves nothing")
+	}
+	inv := a.run()
+	if inv.code != 0 {
+		t.Fatalf("second run: exit %d", inv.code)
+	}
+	if !strings.Contains(inv.stdout, "Removed 1 container(s) left by an earlier run") {
+		t.Errorf("the second run did not report the sweep:\n%s", inv.stdout)
+	}
+	if left := containersOf(t, a.dir); left != "" {
+		t.Errorf("containers left after the second run: %s", left)
 	}
 }

@@ -1,0 +1,39 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestInitWritesStarterFilesOnce(t *testing.T) {
+	t.Parallel()
+	e := hermeticEnv(t)
+	dir := t.TempDir()
+	inv := runMain(t, e, dir, "init")
+	if inv.code != 0 {
+		t.Fatalf("init: exit %d\n%s", inv.code, inv.output())
+	}
+	for _, f := range []string{".sandcastle/Dockerfile", ".sandcastle/prompt.md", ".github/workflows/sandcastle.yml"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("init did not write %s: %v", f, err)
+		}
+	}
+	dockerfile := readFile(t, filepath.Join(dir, ".sandcastle", "Dockerfile"))
+	for _, want := range []string{"AGENT_UID", "@anthropic-ai/claude-code@"} {
+		if !strings.Contains(dockerfile, want) {
+			t.Errorf("Dockerfile lacks %q:\n%s", want, dockerfile)
+		}
+	}
+	writeFile(t, filepath.Join(dir, ".sandcastle", "prompt.md"), "mine")
+	if inv := runMain(t, e, dir, "init"); inv.code == 0 || !strings.Contains(inv.output(), "--force") {
+		t.Errorf("second init: exit %d, output %q; want a refusal that mentions --force", inv.code, inv.output())
+	}
+	if got := readFile(t, filepath.Join(dir, ".sandcastle", "prompt.md")); got != "mine" {
+		t.Errorf("init overwrote prompt.md without --force")
+	}
+	if inv := runMain(t, e, dir, "init", "--agent", "gpt-pilot"); inv.code == 0 || !strings.Contains(inv.output(), "claude-code") {
+		t.Errorf("init with an unknown agent: exit %d, output %q; want a refusal listing the agents", inv.code, inv.output())
+	}
+}
