@@ -12,7 +12,7 @@ import (
 
 // outputs maps a finished run to the action's outputs. The branch is where the agent's commits
 // are now: the source branch, the target after a merge, or the branch kept when a merge failed.
-func (p *plan) outputs(ctx context.Context, ws *workspace.Workspace, out workspace.Outcome, base string, res run.Result, status, logPath string) report.Outputs {
+func (p *plan) outputs(ws *workspace.Workspace, out workspace.Outcome, base string, res run.Result, status, logPath string) report.Outputs {
 	o := report.Outputs{
 		Status:              status,
 		Iterations:          len(res.Iterations),

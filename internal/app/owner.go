@@ -1,11 +1,21 @@
 package app
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
 )
+
+// handBack gives the files under top that we created as root to top's owner.
+func handBack(top string) error {
+	uid, gid := ownerOf(top)
+	if err := giveBack(top, uid, gid, os.Geteuid); err != nil {
+		return fmt.Errorf("handing files to the workspace owner: %w", err)
+	}
+	return nil
+}
 
 // giveBack hands every file under top that belongs to root over to the workspace's owner. The
 // Action runs as root on a checkout owned by the runner's user; worktrees, logs, git objects

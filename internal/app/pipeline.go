@@ -186,10 +186,8 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 		return exitFailed
 	}
 	// The worktree we just made must be the workspace owner's, whom the agent runs as.
-	if uid, gid := ownerOf(top); uid > 0 {
-		if err := giveBack(top, uid, gid, os.Geteuid); err != nil {
-			rep.Warning(fmt.Sprintf("handing the worktree to the workspace owner: %v", err))
-		}
+	if err := handBack(top); err != nil {
+		rep.Warning(err.Error())
 	}
 	logPath, logFile, err := openLog(cfg, ws, top)
 	if err != nil {
@@ -214,13 +212,11 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 		log.Warning("%v", finishErr)
 	}
 
-	if uid, gid := ownerOf(top); uid > 0 {
-		if err := giveBack(top, uid, gid, os.Geteuid); err != nil {
-			log.Warning("handing files back to the workspace owner: %v", err)
-		}
+	if err := handBack(top); err != nil {
+		log.Warning("%v", err)
 	}
 	status := statusOf(ctx, res, runErr)
-	outputs := p.outputs(cleanup, ws, out, base, res, status, logPath)
+	outputs := p.outputs(ws, out, base, res, status, logPath)
 	if runErr != nil {
 		log.Status("Run %s: %v", status, runErr)
 		rep.Error(runErr.Error())
