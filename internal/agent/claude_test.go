@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 func TestClaudeCommand(t *testing.T) {
@@ -531,18 +533,5 @@ func formatEvents(events []Event) string {
 // checkGolden compares got with testdata/name; UPDATE_GOLDEN=1 rewrites the file instead.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (UPDATE_GOLDEN=1 creates it): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (UPDATE_GOLDEN=1 rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	testkit.Golden(t, filepath.Join("testdata", name), []byte(got))
 }

@@ -3,11 +3,12 @@ package inputs
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // testAgents stand in for the agent registry: one agent of each shape validation cares about.
@@ -68,17 +69,5 @@ func problemsOf(t *testing.T, err error) []*Problem {
 // golden compares got with testdata/name, rewriting the file when UPDATE_GOLDEN=1.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with UPDATE_GOLDEN=1 to create it): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (UPDATE_GOLDEN=1 rewrites it)\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
+	testkit.Golden(t, filepath.Join("testdata", name), []byte(got))
 }

@@ -1,11 +1,12 @@
 package report
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 func TestSummaryGolden(t *testing.T) {
@@ -141,20 +142,5 @@ func TestThousands(t *testing.T) {
 // golden compares got with the file at path; UPDATE_GOLDEN=1 rewrites the file.
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with UPDATE_GOLDEN=1 to create it): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (UPDATE_GOLDEN=1 rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	testkit.Golden(t, path, []byte(got))
 }

@@ -1,7 +1,6 @@
 package scaffold
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"maps"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 var wantPaths = []string{
@@ -403,21 +404,5 @@ func readTree(t *testing.T, dir string) map[string]string {
 // golden compares got with testdata/NAME.golden; UPDATE_GOLDEN=1 rewrites the file.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (UPDATE_GOLDEN=1 creates it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden (UPDATE_GOLDEN=1 rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got)
 }

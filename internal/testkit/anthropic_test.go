@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -342,21 +341,5 @@ func (r *recordingTB) runCleanups() {
 // golden compares got with testdata/NAME.golden; UPDATE_GOLDEN=1 rewrites the file.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (UPDATE_GOLDEN=1 creates it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden (UPDATE_GOLDEN=1 rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	Golden(t, filepath.Join("testdata", name+".golden"), got)
 }
