@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -29,21 +28,38 @@ const sandboxHome = "/home/agent"
 var hostOnly = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR"}
 
 // startDocker starts the run's one container: the image built or checked first, the workspace
-// mounted at the same path it has here (so git's worktree pointers resolve unchanged), as the
-// workspace's owner, hardened by default.
-func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top string, vars map[string]string, log *report.Log) (sandbox.Sandbox, error) {
+// at the same path it has here (so git's worktree pointers resolve unchanged), as the
+// workspace's owner, hardened by default. The workspace is mounted, or copied in when
+// sandbox-sync says copy, or says auto and the daemon cannot see it; copied reports which.
+func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top string, vars map[string]string, log *report.Log) (sb *docker.Sandbox, copied bool, err error) {
 	d := p.cfg.Docker
 	engine, err := docker.New(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("input \"sandbox\": %w; or use sandbox: none", err)
+		return nil, false, fmt.Errorf("input \"sandbox\": %w; or use sandbox: none", err)
 	}
-	hostPath, err := hostPaths(ctx, engine, d.Sync)
+	hostPath, err := hostPaths(ctx, engine)
 	if err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	// Paths inside the sandbox are ours; sources are the daemon host's (the same unless we run in
+	// a container ourselves).
+	workspaceDirs := []string{ws.Dir}
+	if ws.Worktree {
+		workspaceDirs = append(workspaceDirs, filepath.Join(top, ".git"))
+	}
+	copied, unseen, err := copyWorkspace(d.Sync, workspaceDirs, hostPath)
+	if err != nil {
+		return nil, false, err
+	}
+	if unseen != "" {
+		log.Status("%s is not on a mount the Docker daemon can see; copying the repository into the sandbox (sandbox-sync: auto)", unseen)
 	}
 	repo, err := hostPath(top)
 	if err != nil {
-		return nil, err
+		if !copied {
+			return nil, false, err
+		}
+		repo = top // only a name for Sweep: no sibling of this run can see the checkout either
 	}
 	if n, err := engine.Sweep(ctx, repo, ownerGone); err != nil {
 		log.Warning("removing containers left by an earlier run: %v", err)
@@ -62,7 +78,7 @@ func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top str
 		Pull:       d.Pull,
 		OnLine:     func(line string) { log.Raw(line) },
 	}); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 
 	env := make(map[string]string, len(vars))
@@ -71,12 +87,11 @@ func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top str
 			env[k] = v
 		}
 	}
-	// Paths inside the sandbox are ours; sources are the daemon host's (the same unless we run in
-	// a container ourselves).
-	binds := []docker.Mount{{Source: ws.Dir, Target: ws.Dir}}
-	if ws.Worktree {
-		gitDir := filepath.Join(top, ".git")
-		binds = append(binds, docker.Mount{Source: gitDir, Target: gitDir})
+	var binds []docker.Mount
+	if !copied {
+		for _, dir := range workspaceDirs {
+			binds = append(binds, docker.Mount{Source: dir, Target: dir})
+		}
 	}
 	for _, m := range d.Mounts {
 		target := m.Sandbox
@@ -88,7 +103,7 @@ func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top str
 	mounts := make([]docker.Mount, 0, len(binds))
 	for _, m := range binds {
 		if m.Source, err = hostPath(m.Source); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		mounts = append(mounts, m)
 	}
@@ -96,7 +111,7 @@ func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top str
 	for _, dv := range d.Devices {
 		devices = append(devices, dv.Host+":"+dv.Sandbox+":"+dv.Permissions)
 	}
-	sb, err := engine.Start(ctx, docker.Options{
+	sb, err = engine.Start(ctx, docker.Options{
 		Image:        d.Image,
 		Run:          runID(),
 		Owner:        processOwner(),
@@ -114,20 +129,46 @@ func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top str
 		SELinuxLabel: d.SELinuxLabel,
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	log.Status("Sandbox %s started from %s", sb.Name(), d.Image)
-	return sb, nil
+	if copied {
+		// The working directory exists already, made by the daemon for root: CopyIn gives it to
+		// the agent's user.
+		for _, dir := range workspaceDirs {
+			if err := sb.CopyIn(ctx, dir, dir); err != nil {
+				closeSandbox(ctx, sb, log)
+				return nil, false, err
+			}
+		}
+		log.Status("Copied the repository into the sandbox; only commits come back out")
+	}
+	return sb, copied, nil
+}
+
+// copyWorkspace reports whether the workspace directories are copied into the sandbox rather
+// than mounted: always for sandbox-sync copy; for auto, when hostPath cannot name one of them
+// on the daemon's host, which it returns as unseen. For mount that is an error.
+func copyWorkspace(sync inputs.SyncMode, dirs []string, hostPath func(string) (string, error)) (copied bool, unseen string, err error) {
+	if sync == inputs.SyncCopy {
+		return true, "", nil
+	}
+	for _, dir := range dirs {
+		if _, err := hostPath(dir); err != nil {
+			if sync != inputs.SyncAuto {
+				return false, "", err
+			}
+			return true, dir, nil
+		}
+	}
+	return false, "", nil
 }
 
 // hostPaths returns how to name a path of ours on the Docker daemon's host. Inside a container
 // (a container Action) a sibling sandbox can only bind what our own mounts bring in from the
 // host, such as the runner's workspace; the path is translated through them, never through
 // --volumes-from, which would hand the agent our Docker socket and GITHUB_OUTPUT.
-func hostPaths(ctx context.Context, engine *docker.Engine, sync inputs.SyncMode) (func(string) (string, error), error) {
-	if sync == inputs.SyncCopy {
-		return nil, errors.New("input \"sandbox-sync\": copy is not implemented in this version; use auto or mount")
-	}
+func hostPaths(ctx context.Context, engine *docker.Engine) (func(string) (string, error), error) {
 	hostname, _ := os.Hostname()
 	self, inContainer, err := engine.Self(ctx, hostname)
 	if err != nil {
@@ -140,7 +181,7 @@ func hostPaths(ctx context.Context, engine *docker.Engine, sync inputs.SyncMode)
 		if hp, ok := self.HostPath(p); ok {
 			return hp, nil
 		}
-		return "", fmt.Errorf("input \"sandbox-sync\": %s is not on a mount of this container (%.12s), so a sibling sandbox cannot see it; mount it into the job's container, or use sandbox: none", p, self.ID)
+		return "", fmt.Errorf("input \"sandbox-sync\": %s is not on a mount of this container (%.12s), so a sibling sandbox cannot see it; mount it into the job's container, or use sandbox-sync: copy", p, self.ID)
 	}, nil
 }
 

@@ -266,11 +266,19 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, lo
 	}
 
 	sb := sandbox.Sandbox(onHost) // sandbox: none runs the agent on the host
+	var repo run.Repo = repoView{ws}
 	if cfg.Sandbox == inputs.SandboxDocker {
-		if sb, err = p.startDocker(ctx, ws, top, vars, log); err != nil {
+		container, copied, err := p.startDocker(ctx, ws, top, vars, log)
+		if err != nil {
 			return "", res, err
 		}
+		sb = container
 		defer closeSandbox(ctx, sb, log)
+		if copied {
+			synced := &syncedRepo{repoView: repoView{ws}, sb: container, host: git.New(ws.Dir, p.gitEnv).WithConfig(p.gitConfig()...)}
+			repo = synced
+			defer synced.finish(ctx, log) // before closeSandbox: the container must still be there
+		}
 	}
 	if err := startHooks(ctx, sb, onHost, cfg.Hooks); err != nil {
 		return "", res, err
@@ -290,7 +298,7 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, lo
 		Output:            p.output,
 		OutputRetries:     outputRetries(cfg),
 		Verbose:           cfg.Verbose,
-	}, sb, repoView{ws}, log)
+	}, sb, repo, log)
 	return base, res, err
 }
 

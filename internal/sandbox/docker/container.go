@@ -89,6 +89,7 @@ func (e *Engine) Start(ctx context.Context, o Options) (*Sandbox, error) {
 		return nil, fmt.Errorf("docker: create container %s from image %s: %w", o.Name, o.Image, err)
 	}
 	s := newSandbox(e.api, created.ID, o.Name, o.WorkDir)
+	s.uid, s.gid = uid, gid
 	if err := s.start(ctx); err != nil {
 		// ctx may be what ended: removal must still happen.
 		return nil, errors.Join(err, s.remove(ctx))

@@ -15,6 +15,10 @@
 // when it keeps the Exec's output open, the daemon closes that output about two seconds after
 // the Exec's process exits, and also delays the next exec by as much.
 //
+// Where the daemon cannot mount the workspace (it runs beside us and cannot see our files),
+// CopyIn puts a directory into the container as a tar archive owned by the container user, and
+// CopyOut brings a single file back.
+//
 // The Engine API reports a process killed by signal N as exit code 128+N, as a shell does, so
 // Result.Signaled is a reading of the exit code: 129 to 192 count as signals, including from a
 // process that exits with such a code itself.

@@ -28,6 +28,8 @@ type Sandbox struct {
 	id      string
 	name    string
 	repoDir string
+	uid     int // the container's user, who owns what CopyIn copies
+	gid     int
 	closing chan struct{} // closed by the first Close
 
 	mu      sync.Mutex

@@ -1,0 +1,120 @@
+package app
+
+import (
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
+)
+
+// TestDockerCopySyncHead runs the real claude in a container that has the repository copied in
+// (sandbox-sync: copy), not mounted: the commit comes back to the host branch and its checkout,
+// which ends clean at it; the file the agent left uncommitted stays behind, with a warning.
+func TestDockerCopySyncHead(t *testing.T) {
+	a := newDockerAction(t,
+		commitBash("notes.txt", "from the container", "Add a note"),
+		testkit.Bash("echo scratch > scratch.txt"),
+		testkit.Text("Done. "+signal),
+	)
+	a.input("prompt", "Add a note, commit, then print "+signal)
+	a.input("sandbox-sync", "copy")
+	inv := a.run()
+	if inv.code != 0 {
+		t.Fatalf("exit code %d, want 0", inv.code)
+	}
+	out := a.readOutputs()
+	if out["status"] != "complete" || out["commit-count"] != "1" {
+		t.Errorf("outputs %v; want complete with one commit", out)
+	}
+	if got, want := a.git("log", "-1", "--format=%s"), "Add a note"; got != want {
+		t.Errorf("host HEAD = %q, want the agent's commit %q", got, want)
+	}
+	if got, want := readFile(t, filepath.Join(a.dir, "notes.txt")), "from the container\n"; got != want {
+		t.Errorf("notes.txt on the host = %q, want %q", got, want)
+	}
+	if got := a.git("status", "--porcelain"); got != "" {
+		t.Errorf("host checkout is not clean at the agent's commit:\n%s", got)
+	}
+	if !strings.Contains(inv.output(), "1 file(s) changed in the sandbox were never committed") {
+		t.Errorf("no warning about the uncommitted scratch.txt in:\n%s", inv.output())
+	}
+	if got := ownerUID(t, filepath.Join(a.dir, "notes.txt")); got != workspaceUID {
+		t.Errorf("notes.txt is owned by %d, want the workspace owner %d", got, workspaceUID)
+	}
+	if left := containersOf(t, a.dir); left != "" {
+		t.Errorf("containers left behind: %s", left)
+	}
+}
+
+// TestDockerCopySyncWorktree copies a worktree and the repository's .git into the container, and
+// brings back the commits of every iteration, each reported by the iteration that made it.
+func TestDockerCopySyncWorktree(t *testing.T) {
+	a := newDockerAction(t,
+		commitBash("notes.txt", "first", "First note"),
+		testkit.Text("Did step one, more to do."),
+		commitBash("notes.txt", "second", "Second note"),
+		testkit.Text("Done. "+signal),
+	)
+	a.input("prompt", "Add notes, one per run, then print "+signal)
+	a.input("sandbox-sync", "copy")
+	a.input("branch-strategy", "branch")
+	a.input("branch", "agent/copy")
+	a.input("max-iterations", "3")
+	inv := a.run()
+	if inv.code != 0 {
+		t.Fatalf("exit code %d, want 0", inv.code)
+	}
+	out := a.readOutputs()
+	if out["status"] != "complete" || out["commit-count"] != "2" || out["iterations"] != "2" {
+		t.Errorf("outputs %v; want complete with two commits after two iterations", out)
+	}
+	if got, want := a.git("log", "-2", "--format=%s", "agent/copy"), "Second note\nFirst note"; got != want {
+		t.Errorf("agent/copy log = %q, want %q", got, want)
+	}
+	if got, want := a.git("show", "agent/copy:notes.txt"), "first\nsecond"; got != want {
+		t.Errorf("notes.txt on agent/copy = %q, want %q", got, want)
+	}
+	if want := strings.Fields(a.git("log", "--reverse", "--format=%H", "-2", "agent/copy")); strings.Join(commitList(t, out["commits"]), " ") != strings.Join(want, " ") {
+		t.Errorf("commits output %q, want %v", out["commits"], want)
+	}
+	if left := containersOf(t, a.dir); left != "" {
+		t.Errorf("containers left behind: %s", left)
+	}
+}
+
+// TestDockerCopySyncSIGTERM cancels a copy-mode run while the agent works: the commit it made
+// before still reaches the host branch, and the container is removed.
+func TestDockerCopySyncSIGTERM(t *testing.T) {
+	a := newDockerAction(t, commitBash("a.txt", "a", "Before the cancel"), testkit.Hang())
+	a.input("prompt", "Work until cancelled.")
+	a.input("sandbox-sync", "copy")
+	a.input("branch-strategy", "merge-to-head")
+	cmd, out := startBinary(t, a)
+	if err := a.model.WaitRequests(t.Context(), 2); err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	t.Logf("output:\n%s", out.String())
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("sandcastle ended with %v, want exit code 1", err)
+	}
+	outputs := a.readOutputs()
+	if outputs["status"] != "cancelled" || outputs["commit-count"] != "1" {
+		t.Errorf("status %q commit-count %q; want cancelled with the commit reported", outputs["status"], outputs["commit-count"])
+	}
+	if kept := outputs["branch"]; !strings.HasPrefix(kept, "sandcastle/") || a.git("log", "-1", "--format=%s", kept) != "Before the cancel" {
+		t.Errorf("branch output %q does not hold the agent's commit", kept)
+	}
+	if left := containersOf(t, a.dir); left != "" {
+		t.Errorf("containers left behind after SIGTERM: %s", left)
+	}
+}
