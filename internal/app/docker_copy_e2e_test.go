@@ -1,11 +1,8 @@
 package app
 
 import (
-	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
@@ -83,38 +80,5 @@ func TestDockerCopySyncWorktree(t *testing.T) {
 	}
 	if left := containersOf(t, a.dir); left != "" {
 		t.Errorf("containers left behind: %s", left)
-	}
-}
-
-// TestDockerCopySyncSIGTERM cancels a copy-mode run while the agent works: the commit it made
-// before still reaches the host branch, and the container is removed.
-func TestDockerCopySyncSIGTERM(t *testing.T) {
-	a := newDockerAction(t, commitBash("a.txt", "a", "Before the cancel"), testkit.Hang())
-	a.input("prompt", "Work until cancelled.")
-	a.input("sandbox-sync", "copy")
-	a.input("branch-strategy", "merge-to-head")
-	cmd, out := startBinary(t, a)
-	if err := a.model.WaitRequests(t.Context(), 2); err != nil {
-		cmd.Process.Kill()
-		t.Fatal(err)
-	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	t.Logf("output:\n%s", out.String())
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		t.Fatalf("sandcastle ended with %v, want exit code 1", err)
-	}
-	outputs := a.readOutputs()
-	if outputs["status"] != "cancelled" || outputs["commit-count"] != "1" {
-		t.Errorf("status %q commit-count %q; want cancelled with the commit reported", outputs["status"], outputs["commit-count"])
-	}
-	if kept := outputs["branch"]; !strings.HasPrefix(kept, "sandcastle/") || a.git("log", "-1", "--format=%s", kept) != "Before the cancel" {
-		t.Errorf("branch output %q does not hold the agent's commit", kept)
-	}
-	if left := containersOf(t, a.dir); left != "" {
-		t.Errorf("containers left behind after SIGTERM: %s", left)
 	}
 }

@@ -121,34 +121,40 @@ func TestDockerClaudeCommitsInContainer(t *testing.T) {
 
 // TestDockerSIGTERMRemovesContainer sends SIGTERM to the real sandcastle binary, as the runner
 // does when a job is cancelled, while the agent works in its container: the binary stops the
-// agent, removes the container, reports the commit and exits non-zero.
+// agent, removes the container, reports the commit made before the cancel, keeps it on its
+// branch and exits non-zero; with the workspace mounted or copied in.
 func TestDockerSIGTERMRemovesContainer(t *testing.T) {
-	a := newDockerAction(t, commitBash("a.txt", "a", "Before the cancel"), testkit.Hang())
-	a.input("prompt", "Work until cancelled.")
-	a.input("branch-strategy", "merge-to-head")
-	cmd, out := startBinary(t, a)
-	if err := a.model.WaitRequests(t.Context(), 2); err != nil {
-		cmd.Process.Kill()
-		t.Fatal(err)
-	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	t.Logf("output:\n%s", out.String())
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		t.Fatalf("sandcastle ended with %v, want exit code 1", err)
-	}
-	outputs := a.readOutputs()
-	if outputs["status"] != "cancelled" || outputs["commit-count"] != "1" {
-		t.Errorf("status %q commit-count %q; want cancelled with the commit reported", outputs["status"], outputs["commit-count"])
-	}
-	if kept := outputs["branch"]; !strings.HasPrefix(kept, "sandcastle/") || a.git("log", "-1", "--format=%s", kept) != "Before the cancel" {
-		t.Errorf("branch output %q does not hold the agent's commit", kept)
-	}
-	if left := containersOf(t, a.dir); left != "" {
-		t.Errorf("containers left behind after SIGTERM: %s", left)
+	for _, sync := range []string{"mount", "copy"} {
+		t.Run(sync, func(t *testing.T) {
+			a := newDockerAction(t, commitBash("a.txt", "a", "Before the cancel"), testkit.Hang())
+			a.input("prompt", "Work until cancelled.")
+			a.input("branch-strategy", "merge-to-head")
+			a.input("sandbox-sync", sync)
+			cmd, out := startBinary(t, a)
+			if err := a.model.WaitRequests(t.Context(), 2); err != nil {
+				cmd.Process.Kill()
+				t.Fatal(err)
+			}
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			err := cmd.Wait()
+			t.Logf("output:\n%s", out.String())
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+				t.Fatalf("sandcastle ended with %v, want exit code 1", err)
+			}
+			outputs := a.readOutputs()
+			if outputs["status"] != "cancelled" || outputs["commit-count"] != "1" {
+				t.Errorf("status %q commit-count %q; want cancelled with the commit reported", outputs["status"], outputs["commit-count"])
+			}
+			if kept := outputs["branch"]; !strings.HasPrefix(kept, "sandcastle/") || a.git("log", "-1", "--format=%s", kept) != "Before the cancel" {
+				t.Errorf("branch output %q does not hold the agent's commit", kept)
+			}
+			if left := containersOf(t, a.dir); left != "" {
+				t.Errorf("containers left behind after SIGTERM: %s", left)
+			}
+		})
 	}
 }
 

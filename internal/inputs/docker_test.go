@@ -212,13 +212,13 @@ func TestDefaultImage(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ dir, want string }{
 		{"/repo", "sandcastle:repo"},
-		{"/work/My Repo", "sandcastle:my-repo"},
-		{"/work/web_app.v2", "sandcastle:web_app.v2"},
-		{"/work/.dotfiles", "sandcastle:dotfiles"},
-		{"/work/-x", "sandcastle:x"},
-		{"/work/café", "sandcastle:caf-"},
+		{"/src/My Repo", "sandcastle:my-repo"},
+		{"/src/web_app.v2", "sandcastle:web_app.v2"},
+		{"/src/.dotfiles", "sandcastle:dotfiles"},
+		{"/src/-x", "sandcastle:x"},
+		{"/src/café", "sandcastle:caf-"},
 		{"/", "sandcastle:local"},
-		{"/work/" + strings.Repeat("a", 200), "sandcastle:" + strings.Repeat("a", 128)},
+		{"/src/" + strings.Repeat("a", 200), "sandcastle:" + strings.Repeat("a", 128)},
 	}
 	for _, tt := range tests {
 		got := defaultImage(tt.dir)
