@@ -103,10 +103,11 @@ func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (res sandbox.Result,
 	if ctx.Err() != nil {
 		return res, context.Cause(ctx)
 	}
-	if err := s.enter(); err != nil {
+	if err := s.gate.Enter(); err != nil {
 		return res, err
 	}
-	defer s.running.Done()
+	defer s.gate.Leave()
+	closing := s.gate.Closing()
 
 	pidfile := path.Join(stateDir, randomHex(8))
 	created, err := s.api.ExecCreate(ctx, s.id, s.execOptions(e, pidfile))
@@ -130,7 +131,7 @@ func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (res sandbox.Result,
 	case <-ctx.Done():
 		stopErr = context.Cause(ctx)
 		s.stop(ctx, pidfile, p.done)
-	case <-s.closing:
+	case <-closing:
 		stopErr = ErrClosed
 		s.stop(ctx, pidfile, p.done)
 	}

@@ -2,7 +2,6 @@ package docker
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,7 +12,7 @@ import (
 )
 
 // ErrClosed is the error of an Exec that Close stopped, or that was called after Close.
-var ErrClosed = errors.New("docker sandbox closed")
+var ErrClosed = sandbox.ErrClosed
 
 // Sandbox is a running container. Set its exported fields before the first Exec.
 type Sandbox struct {
@@ -30,11 +29,7 @@ type Sandbox struct {
 	repoDir string
 	uid     int // the container's user, who owns what CopyIn copies
 	gid     int
-	closing chan struct{} // closed by the first Close
-
-	mu      sync.Mutex
-	closed  bool
-	running sync.WaitGroup // Execs in flight
+	gate    sandbox.Gate // Execs in flight; shut by Close
 
 	removing atomic.Bool // Close is removing the container, or has
 	removeMu sync.Mutex
@@ -51,7 +46,6 @@ func newSandbox(api *client.Client, id, name, repoDir string) *Sandbox {
 		id:          id,
 		name:        name,
 		repoDir:     repoDir,
-		closing:     make(chan struct{}),
 	}
 }
 
@@ -71,22 +65,7 @@ func (s *Sandbox) RepoDir() string { return s.repoDir }
 // context.WithoutCancel. Later Execs fail with ErrClosed. Close is idempotent and safe to call
 // concurrently with Exec.
 func (s *Sandbox) Close(ctx context.Context) error {
-	s.mu.Lock()
-	if !s.closed {
-		s.closed = true
-		close(s.closing)
-	}
-	s.mu.Unlock()
-
-	done := make(chan struct{})
-	go func() {
-		s.running.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
+	s.gate.Shut(ctx)
 
 	s.removeMu.Lock()
 	defer s.removeMu.Unlock()
@@ -98,17 +77,5 @@ func (s *Sandbox) Close(ctx context.Context) error {
 		return err
 	}
 	s.removed = true
-	return nil
-}
-
-// enter counts an Exec in, unless the sandbox is closed. Adding under mu keeps every Add before
-// Close's Wait.
-func (s *Sandbox) enter() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return ErrClosed
-	}
-	s.running.Add(1)
 	return nil
 }

@@ -18,7 +18,7 @@ import (
 )
 
 // ErrClosed is the error of an Exec that Close stopped, or that was called after Close.
-var ErrClosed = errors.New("host sandbox closed")
+var ErrClosed = sandbox.ErrClosed
 
 // Sandbox runs processes on the host. Set its exported fields before the first Exec.
 type Sandbox struct {
@@ -31,12 +31,10 @@ type Sandbox struct {
 
 	repoDir string
 	env     []string
-	closing chan struct{} // closed by the first Close
+	gate    sandbox.Gate // Execs in flight; shut by Close
 
-	mu      sync.Mutex
-	closed  bool
-	groups  map[int]struct{} // process groups of running Execs, by id
-	running sync.WaitGroup   // Execs in flight
+	mu     sync.Mutex
+	groups map[int]struct{} // process groups of running Execs, by id
 }
 
 var _ sandbox.Sandbox = (*Sandbox)(nil)
@@ -49,7 +47,6 @@ func New(repoDir string, env []string) *Sandbox {
 		DrainWindow: 2 * time.Second,
 		repoDir:     repoDir,
 		env:         slices.Clone(env),
-		closing:     make(chan struct{}),
 		groups:      map[int]struct{}{},
 	}
 }
@@ -76,10 +73,11 @@ func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (res sandbox.Result,
 	if ctx.Err() != nil {
 		return res, context.Cause(ctx)
 	}
-	if err := s.enter(); err != nil {
+	if err := s.gate.Enter(); err != nil {
 		return res, err
 	}
-	defer s.running.Done()
+	defer s.gate.Leave()
+	closing := s.gate.Closing()
 
 	cmd, err := s.command(e)
 	if err != nil {
@@ -99,12 +97,12 @@ func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (res sandbox.Result,
 		select {
 		case <-p.drained:
 		case <-ctx.Done():
-		case <-s.closing:
+		case <-closing:
 		}
 	case <-ctx.Done():
 		stopErr = context.Cause(ctx)
 		s.terminate(pgid, p)
-	case <-s.closing:
+	case <-closing:
 		stopErr = ErrClosed
 		s.terminate(pgid, p)
 	}
@@ -124,41 +122,15 @@ func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (res sandbox.Result,
 // return. When ctx ends first, the remaining process groups get SIGKILL at once. Later Execs fail
 // with ErrClosed. Close is idempotent and safe to call concurrently with Exec.
 func (s *Sandbox) Close(ctx context.Context) error {
+	if s.gate.Shut(ctx) {
+		return nil
+	}
 	s.mu.Lock()
-	if !s.closed {
-		s.closed = true
-		close(s.closing)
+	for pgid := range s.groups {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}
 	s.mu.Unlock()
-
-	done := make(chan struct{})
-	go func() {
-		s.running.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		s.mu.Lock()
-		for pgid := range s.groups {
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		}
-		s.mu.Unlock()
-		return fmt.Errorf("close host sandbox: %w", context.Cause(ctx))
-	}
-}
-
-// enter counts an Exec in, unless the sandbox is closed. Adding under mu keeps every Add before
-// Close's Wait.
-func (s *Sandbox) enter() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return ErrClosed
-	}
-	s.running.Add(1)
-	return nil
+	return fmt.Errorf("close host sandbox: %w", context.Cause(ctx))
 }
 
 func (s *Sandbox) track(pgid int) {
