@@ -8,16 +8,24 @@
 #   2. engine    start dockerd in the background when the engine does not answer, and wait for it
 #   3. base      debian:bookworm-slim from debootstrap (minbase, git, ca-certificates) via
 #                `docker import`; the root file system is cached as a tarball, so a daemon that lost
-#                its images gets it back in seconds
-#   4. claude    the pinned @anthropic-ai/claude-code from npm in the tools cache (shared with
+#                its images gets it back in seconds. The certificate authorities that this host
+#                trusts beyond Debian's are added (see host_cas); rebuilt when they change
+#   4. go        golang:1.26-bookworm: the base plus this host's Go toolchain, so that the
+#                repository's Dockerfile builds here; rebuilt when the Go version or the base
+#                change, skipped when the host's Go is not 1.26
+#   5. claude    the pinned @anthropic-ai/claude-code from npm in the tools cache (shared with
 #                scripts/test.sh)
-#   5. image     sandcastle-test:claude: the base plus the native claude binary and an agent user;
+#   6. image     sandcastle-test:claude: the base plus the native claude binary and an agent user;
 #                rebuilt when the claude version, the agent ids or the base image change
+#
+# These images stand in for Docker Hub's only in tests: GitHub's runner pulls the real ones when it
+# builds the action image.
 #
 # Environment:
 #   CLAUDE_CODE_VERSION   claude version in the test image (default 2.1.332)
 #   AGENT_UID, AGENT_GID  ids of the image's agent user (default 1000)
 #   SANDCASTLE_TOOLS      tools cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/sandcastle-test-tools)
+#   HOST_CA_BUNDLE        the CA bundle this host trusts (default /etc/ssl/certs/ca-certificates.crt)
 #   DOCKER_HOST           an engine elsewhere; then it must already answer, nothing is started
 #   DOCKERD_WAIT_SECONDS  how long to wait for a started dockerd (default 60)
 set -Eeuo pipefail
@@ -26,7 +34,10 @@ CLAUDE_CODE_VERSION="${CLAUDE_CODE_VERSION:-2.1.332}"
 AGENT_UID="${AGENT_UID:-1000}"
 AGENT_GID="${AGENT_GID:-1000}"
 DOCKERD_WAIT_SECONDS="${DOCKERD_WAIT_SECONDS:-60}"
+HOST_CA_BUNDLE="${HOST_CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}"
 BASE_IMAGE=debian:bookworm-slim
+GO_IMAGE=golang:1.26-bookworm
+GO_SERIES=go1.26
 CLAUDE_IMAGE=sandcastle-test:claude
 SUITE=bookworm
 INCLUDE=git,ca-certificates
@@ -146,11 +157,38 @@ engine() {
 	done
 }
 
+# host_cas DIR writes each certificate of HOST_CA_BUNDLE that Debian's bundle in the root file
+# system lacks into DIR as host-ca-N.crt, one per file as update-ca-certificates wants them.
+# Networks that intercept TLS (a corporate proxy, a sandbox's egress filter) sign with such an
+# authority: without it, `go mod download` and `npm install` in the action image's build fail.
+# On an ordinary machine there is none and the base is Debian's alone.
+host_cas() {
+	[ -r "$HOST_CA_BUNDLE" ] || return 0
+	tar -xOf "$rootfs_tar" ./etc/ssl/certs/ca-certificates.crt |
+		awk -v dir="$1" '
+			/-----BEGIN CERTIFICATE-----/ { cert = ""; in_cert = 1 }
+			in_cert { sub(/\r$/, ""); cert = cert $0 "\n" }
+			/-----END CERTIFICATE-----/ {
+				in_cert = 0
+				if (FILENAME == "-") { known[cert] = 1 }
+				else if (!(cert in known) && !(cert in seen)) {
+					seen[cert] = 1
+					printf "%s", cert > (dir "/host-ca-" ++n ".crt")
+				}
+			}
+		' - "$HOST_CA_BUNDLE"
+}
+
 base() {
-	if docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
+	local want have old ctx
+	# The label names what went in: the root file system and the host's CAs.
+	want="$(basename "$rootfs_tar") $( [ -r "$HOST_CA_BUNDLE" ] && sha256sum <"$HOST_CA_BUNDLE" | cut -c1-16)"
+	have=$(docker image inspect --format '{{index .Config.Labels "sandcastle.test.rootfs"}}' "$BASE_IMAGE" 2>/dev/null || true)
+	if [ "$have" = "$want" ]; then
 		outcome="present"
 		return
 	fi
+	old=$(docker image inspect --format '{{.Id}}' "$BASE_IMAGE" 2>/dev/null || true)
 	if [ -s "$rootfs_tar" ]; then
 		outcome="imported from cache"
 	else
@@ -174,7 +212,75 @@ base() {
 	fi
 	docker import --change 'CMD ["/bin/bash"]' \
 		--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+		--change "LABEL sandcastle.test.rootfs=\"$want\"" \
 		- "$BASE_IMAGE" <"$rootfs_tar" >/dev/null
+
+	ctx=$(mktemp -d "${TMPDIR:-/tmp}/sandcastle-ca.XXXXXX")
+	trap 'rm -rf "$ctx"' EXIT
+	host_cas "$ctx"
+	local n
+	n=$(find "$ctx" -name '*.crt' | wc -l)
+	if [ "$n" -gt 0 ]; then
+		# In /usr/local/share/ca-certificates they survive the update-ca-certificates that apt
+		# runs when a build installs or upgrades ca-certificates.
+		cat >"$ctx/Dockerfile" <<-'EOF'
+			FROM debian:bookworm-slim
+			COPY *.crt /usr/local/share/ca-certificates/
+			RUN update-ca-certificates
+		EOF
+		run_logged "$logdir/provision-build.log" docker build --quiet --force-rm \
+			--tag "$BASE_IMAGE" "$ctx"
+		outcome="$outcome + $n host CA(s)"
+	fi
+	rm -rf "$ctx"
+	trap - EXIT
+	if [ -n "$old" ] && [ "$old" != "$(docker image inspect --format '{{.Id}}' "$BASE_IMAGE")" ]; then
+		docker image rm "$old" >/dev/null 2>&1 || true
+	fi
+}
+
+# go_image gives the repository's Dockerfile its build stage's base. The toolchain is this host's
+# own, so nothing is downloaded; GOTOOLCHAIN=local and GOPATH=/go match the official image.
+go_image() {
+	local goroot version base_id want have old
+	if ! command -v go >/dev/null; then
+		outcome="skipped (no go on this host)"
+		return
+	fi
+	version=$(go env GOVERSION)
+	case "$version" in
+	"$GO_SERIES" | "$GO_SERIES".*) ;;
+	*)
+		outcome="skipped (host has $version, not $GO_SERIES)"
+		return
+		;;
+	esac
+	goroot=$(go env GOROOT)
+	base_id=$(docker image inspect --format '{{.Id}}' "$BASE_IMAGE")
+	want="$version $base_id"
+	have=$(docker image inspect --format '{{index .Config.Labels "sandcastle.test.go-version"}} {{index .Config.Labels "sandcastle.test.base"}}' "$GO_IMAGE" 2>/dev/null || true)
+	if [ "$have" = "$want" ]; then
+		outcome="up to date ($version)"
+		return
+	fi
+	old=$(docker image inspect --format '{{.Id}}' "$GO_IMAGE" 2>/dev/null || true)
+	# GOROOT itself is the context, so the toolchain is not copied first; the Dockerfile comes
+	# from stdin.
+	run_logged "$logdir/provision-build.log" docker build --quiet --force-rm \
+		--label "sandcastle.test.go-version=$version" \
+		--label "sandcastle.test.base=$base_id" \
+		--tag "$GO_IMAGE" -f - "$goroot" <<-EOF
+			FROM $BASE_IMAGE
+			ENV GOLANG_VERSION=${version#go} GOTOOLCHAIN=local GOPATH=/go
+			ENV PATH=/go/bin:/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+			COPY . /usr/local/go
+			RUN mkdir -p /go/src /go/bin && chmod -R 1777 /go
+			WORKDIR /go
+		EOF
+	if [ -n "$old" ] && [ "$old" != "$(docker image inspect --format '{{.Id}}' "$GO_IMAGE")" ]; then
+		docker image rm "$old" >/dev/null 2>&1 || true
+	fi
+	outcome="built ($version)"
 }
 
 claude_bin() {
@@ -250,9 +356,10 @@ main() {
 	step packages packages
 	step engine engine
 	step base base
+	step go go_image
 	step claude claude_bin
 	step image image
-	printf 'provision: %-8s %-44s %6.1fs\n' total "$BASE_IMAGE + $CLAUDE_IMAGE" "$(elapsed "$start")"
+	printf 'provision: %-8s %-44s %6.1fs\n' total "$BASE_IMAGE + $GO_IMAGE + $CLAUDE_IMAGE" "$(elapsed "$start")"
 }
 
 main "$@"

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -10,26 +9,25 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
+// goImage is the Dockerfile's build stage base, which scripts/provision-docker.sh provides from
+// this machine's Go toolchain.
+const goImage = "golang:1.26-bookworm"
+
 // TestActionContainerStartsSiblingSandbox runs sandcastle the way GitHub's runner runs a
 // container Action: in its own container, as root, with the workspace mounted at
 // /github/workspace, INPUT_* variables, a GITHUB_OUTPUT file and the Docker socket. The sandbox
 // is then a sibling container, bound to the workspace's host path found through our own mounts.
 //
-// The image is the test image with the static binary on top, not the repository's Dockerfile,
-// whose base images and packages cannot be fetched here.
+// The image is built from the repository's own Dockerfile, as the runner builds it; its base
+// images are the ones scripts/provision-docker.sh provides. The first build takes minutes (go mod
+// download, apt-get, npm install); later ones reuse the engine's cache.
 func TestActionContainerStartsSiblingSandbox(t *testing.T) {
 	a := newDockerAction(t, commitBash("notes.txt", "from a sibling", "Sibling commit"), testkit.Text("Done. "+signal))
-	build := t.TempDir()
-	gobuild := exec.Command("go", "build", "-o", filepath.Join(build, "sandcastle"), "../..")
-	gobuild.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := gobuild.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	dockerfile := "FROM " + testkit.ClaudeImage + "\nCOPY sandcastle /usr/local/bin/sandcastle\nENTRYPOINT [\"/usr/local/bin/sandcastle\"]\n"
-	writeFile(t, filepath.Join(build, "Dockerfile"), dockerfile)
+	testkit.RequireImage(t, goImage)
+	testkit.RequireImage(t, testkit.BaseImage)
 	const image = "sandcastle-test:action"
-	if out, err := exec.Command("docker", "build", "-q", "-t", image, build).CombinedOutput(); err != nil {
-		t.Fatalf("docker build: %v\n%s", err, out)
+	if out, err := exec.Command("docker", "build", "-q", "-t", image, "../..").CombinedOutput(); err != nil {
+		t.Fatalf("docker build of the repository's Dockerfile: %v\n%s", err, out)
 	}
 
 	files := t.TempDir()
