@@ -21,4 +21,4 @@ SANDCASTLE_TOOLS="$tools" CLAUDE_CODE_VERSION="$CLAUDE_CODE_VERSION" scripts/pro
 
 test -z "$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 go vet ./...
-go test -count=1 ./... "$@"
+go test -count=1 -timeout 30m ./... "$@"

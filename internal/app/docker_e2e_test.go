@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
@@ -202,5 +203,48 @@ func TestDockerSweepsContainerOfKilledRun(t *testing.T) {
 	}
 	if left := containersOf(t, a.dir); left != "" {
 		t.Errorf("containers left after the second run: %s", left)
+	}
+}
+
+// TestInitThenRunBuildsSandboxImage is the path of a new user: `sandcastle init` writes
+// .sandcastle/Dockerfile, and the first run with every Docker default builds the image
+// sandcastle:<repo dir> from it (the agent user gets the workspace owner's ids), then runs the
+// real claude it installed. A second run finds the image current and does not build again.
+func TestInitThenRunBuildsSandboxImage(t *testing.T) {
+	a := newDockerAction(t,
+		commitBash("notes.txt", "from the scaffolded image", "Note from the scaffolded image"),
+		testkit.Text("Done. "+signal),
+		testkit.Text("Nothing left. "+signal),
+	)
+	if inv := runMain(t, a.env, a.dir, "init"); inv.code != 0 {
+		t.Fatalf("init: exit %d\n%s", inv.code, inv.output())
+	}
+	chownTree(t, a.dir, workspaceUID)
+	for _, name := range []string{"image", "build-image"} {
+		delete(a.env, inputs.EnvName(name)) // the defaults: sandcastle:repo, built when needed
+	}
+	a.input("prompt", "Add a note, commit, then print "+signal)
+	inv := a.run()
+	if inv.code != 0 {
+		t.Fatalf("first run: exit %d", inv.code)
+	}
+	out := a.readOutputs()
+	if out["status"] != "complete" || out["commit-count"] != "1" {
+		t.Errorf("outputs %v; want complete with one commit", out)
+	}
+	if got := a.git("log", "-1", "--format=%s"); got != "Note from the scaffolded image" {
+		t.Errorf("HEAD is %q, want the agent's commit", got)
+	}
+	if got := ownerUID(t, filepath.Join(a.dir, "notes.txt")); got != workspaceUID {
+		t.Errorf("notes.txt owned by %d, want %d", got, workspaceUID)
+	}
+	writeFile(t, a.outputs, "")
+	second := a.run()
+	if second.code != 0 {
+		t.Fatalf("second run: exit %d", second.code)
+	}
+	// Both runs append to the same log; the build's output is there once.
+	if builds := strings.Count(readFile(t, a.readOutputs()["log-file"]), "Step 1/"); builds != 1 {
+		t.Errorf("the log shows %d image builds over two runs, want 1: built by the first, reused by the second", builds)
 	}
 }
