@@ -689,15 +689,15 @@ func TestNewFailsClearlyWithoutDaemon(t *testing.T) {
 
 func TestSelfHostPath(t *testing.T) {
 	self := Self{Mounts: map[string]string{
-		"/github/workspace":      "/home/runner/work/repo/repo",
+		"/github/workspace":      "/srv/runner/checkout/repo",
 		"/github/workspace/deep": "/elsewhere",
 	}}
 	tests := []struct {
 		in, want string
 		ok       bool
 	}{
-		{in: "/github/workspace", want: "/home/runner/work/repo/repo", ok: true},
-		{in: "/github/workspace/a/b", want: "/home/runner/work/repo/repo/a/b", ok: true},
+		{in: "/github/workspace", want: "/srv/runner/checkout/repo", ok: true},
+		{in: "/github/workspace/a/b", want: "/srv/runner/checkout/repo/a/b", ok: true},
 		{in: "/github/workspace/deep/x", want: "/elsewhere/x", ok: true},
 		{in: "/github/workspace2", ok: false},
 		{in: "/tmp", ok: false},
