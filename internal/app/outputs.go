@@ -82,7 +82,8 @@ func summaryOf(cfg inputs.Config, o report.Outputs, res run.Result) report.Run {
 	return s
 }
 
-// slogHandler sends the workspace's notes to the job log as plain lines and warnings.
+// slogHandler sends the workspace's notes to the job log: warnings as annotations, the rest as
+// plain lines.
 type slogHandler struct{ rep *report.Reporter }
 
 func (h slogHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
@@ -93,10 +94,11 @@ func (h slogHandler) Handle(_ context.Context, r slog.Record) error {
 		msg += " " + a.Key + "=" + a.Value.String()
 		return true
 	})
+	// Annotations are for what a user must act on; the rest is a plain log line.
 	if r.Level >= slog.LevelWarn {
 		h.rep.Warning(msg)
 	} else {
-		h.rep.Notice(msg)
+		h.rep.Info(msg)
 	}
 	return nil
 }

@@ -128,8 +128,8 @@ func (r *Reporter) Warning(msg string) { r.annotate("warning", msg, r.gha.Warnin
 // Error shows msg as an error annotation.
 func (r *Reporter) Error(msg string) { r.annotate("error", msg, r.gha.Errorf) }
 
-// Notice shows msg as a notice annotation.
-func (r *Reporter) Notice(msg string) { r.annotate("notice", msg, r.gha.Noticef) }
+// Info writes msg as a plain line of the log: something worth seeing, nothing to act on.
+func (r *Reporter) Info(msg string) { r.con.line(msg) }
 
 func (r *Reporter) annotate(level, msg string, issue func(string, ...any)) {
 	if !r.actions {

@@ -233,11 +233,11 @@ func TestAnnotationsAndGroups(t *testing.T) {
 		{
 			name:    "actions",
 			actions: true,
-			want:    "::group::Iteration 1\n::notice::n\n::warning::w%0Asecond\n::error::e 100%25\n::endgroup::\n",
+			want:    "::group::Iteration 1\nn\n::warning::w%0Asecond\n::error::e 100%25\n::endgroup::\n",
 		},
 		{
 			name: "terminal",
-			want: "== Iteration 1\nnotice: n\nwarning: w\nsecond\nerror: e 100%\n",
+			want: "== Iteration 1\nn\nwarning: w\nsecond\nerror: e 100%\n",
 		},
 	}
 	for _, tt := range tests {
@@ -252,7 +252,7 @@ func TestAnnotationsAndGroups(t *testing.T) {
 				t.Errorf("InActions() = %v, want %v", got, want)
 			}
 			end := r.Group("Iteration 1")
-			r.Notice("n")
+			r.Info("n")
 			r.Warning("w\nsecond")
 			r.Error("e 100%")
 			end()
@@ -260,5 +260,22 @@ func TestAnnotationsAndGroups(t *testing.T) {
 				t.Errorf("stdout =\n%q\nwant\n%q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestReporterInfoIsAPlainRedactedLine(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	r := New(&out, func(k string) string {
+		if k == "GITHUB_ACTIONS" {
+			return "true"
+		}
+		return ""
+	})
+	r.Mask("hunter22")
+	out.Reset()
+	r.Info("created worktree with hunter22")
+	if got, want := out.String(), "created worktree with ***\n"; got != want {
+		t.Errorf("Info wrote %q, want %q (no annotation, secret masked)", got, want)
 	}
 }
