@@ -84,4 +84,7 @@ type Provider interface {
 	// EnvNames lists the environment variables the CLI reads for credentials and endpoints;
 	// these pass into the sandbox when set.
 	EnvNames() []string
+	// Credentials lists the variables of which at least one must be set for the CLI to log in
+	// when it cannot use a login of the machine it runs on (in a container, say).
+	Credentials() []string
 }

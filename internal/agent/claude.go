@@ -50,10 +50,16 @@ func (ClaudeCode) EnvNames() []string {
 	}
 }
 
+// Credentials are the variables claude logs in with: an API key, a subscription token from
+// `claude setup-token`, or a gateway's bearer token.
+func (ClaudeCode) Credentials() []string {
+	return []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"}
+}
+
 // Command builds
 //
 //	claude --print --verbose [--permission-mode M | --dangerously-skip-permissions]
-//	  --output-format stream-json --model MODEL [--effort E] [--resume ID [--fork-session]] -p -
+//	  --output-format stream-json --model MODEL [--effort E] [--resume ID [--fork-session]]
 //
 // with the prompt on stdin. The argv is exec'd directly, so nothing is shell-quoted.
 // Skipping permission prompts also sets IS_SANDBOX=1, without which claude refuses

@@ -48,6 +48,7 @@ func TestBadInput(t *testing.T) {
 		{"bad_output_type", []string{"--prompt", "<result>", "--output-tag", "result", "--output-type", "yaml"}, nil, []string{`"output-type"`, "object"}},
 		{"unknown_sandbox", []string{"--prompt", "hi", "--sandbox", "vm"}, nil, []string{`"sandbox"`, "docker", "none"}},
 		{"docker_as_root", []string{"--prompt", "hi", "--sandbox", "docker"}, nil, []string{`"container-uid"`, "root"}},
+		{"docker_without_agent_credentials", []string{"--prompt", "hi", "--sandbox", "docker", "--container-uid", "1000", "--container-gid", "1000"}, nil, []string{`"agent"`, "ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"}},
 		{"docker_input_without_docker", []string{"--prompt", "hi", "--image", "mine:latest"}, nil, []string{`"image"`, "sandbox docker"}},
 		{"missing_working_directory", []string{"--prompt", "hi", "--working-directory", "nowhere"}, nil, []string{`"working-directory"`, "nowhere"}},
 		{"bad_env_name", []string{"--prompt", "hi", "--env", "NOT-A-NAME"}, nil, []string{`"env"`}},

@@ -107,6 +107,11 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 			errs = append(errs, fmt.Errorf("input \"container-uid\": the workspace %s belongs to root (or its owner is unknown) and the agent never runs as root; set container-uid and container-gid to a user that may write the checkout", cfg.WorkingDirectory))
 		}
 	}
+	if p.agent != nil && cfg.Sandbox == inputs.SandboxDocker {
+		if err := credentialsSet(p.agent, sys.Getenv); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if p.agent != nil && cfg.Sandbox == inputs.SandboxNone {
 		if err := findAgentCLI(p.agent, p.env.vars["PATH"]); err != nil {
 			errs = append(errs, err)
@@ -121,6 +126,21 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// credentialsSet checks that the agent can log in inside the sandbox, where no login of this
+// machine exists: one of its credential variables must be set.
+func credentialsSet(a agent.Provider, getenv func(string) string) error {
+	names := a.Credentials()
+	for _, k := range names {
+		if getenv(k) != "" {
+			return nil
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return fmt.Errorf("input \"agent\": %s needs one of %s in the environment to log in inside the sandbox; set it from a secret (env: in the workflow step)", a.Name(), strings.Join(names, ", "))
 }
 
 // findAgentCLI checks that the agent's program is on the PATH it will run with, so a missing
