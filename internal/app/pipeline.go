@@ -281,7 +281,7 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, lo
 	}
 	onHost := host.New(ws.Dir, environ(vars))
 	defer onHost.Close(context.WithoutCancel(ctx))
-	if err := runHooks(ctx, onHost, "hook-worktree-ready", cfg.Hooks.WorktreeReady, cfg.Hooks.Timeout, false); err != nil {
+	if err := run.Hooks(ctx, onHost, "hook-worktree-ready", cfg.Hooks.WorktreeReady, cfg.Hooks.Timeout, false); err != nil {
 		return "", res, err
 	}
 
@@ -300,7 +300,7 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, lo
 			defer synced.finish(ctx, log) // before closeSandbox: the container must still be there
 		}
 	}
-	if err := startHooks(ctx, sb, onHost, cfg.Hooks); err != nil {
+	if err := run.SandboxReadyHooks(ctx, sb, onHost, cfg.Hooks.SandboxReady, cfg.Hooks.HostSandboxReady, cfg.Hooks.Timeout); err != nil {
 		return "", res, err
 	}
 	if base, err = ws.Head(ctx); err != nil {

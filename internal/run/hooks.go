@@ -1,4 +1,4 @@
-package app
+package run
 
 import (
 	"context"
@@ -9,19 +9,19 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 )
 
 // errHookTimeout is the cancel cause of a hook that ran past hook-timeout-seconds.
 var errHookTimeout = errors.New("hook timed out")
 
-// runHooks runs the commands of one hook input in sb, one after another, or all at once when
-// parallel; the first failure stops the rest.
-func runHooks(ctx context.Context, sb sandbox.Sandbox, input string, cmds []string, timeout time.Duration, parallel bool) error {
+// Hooks runs the commands of one hook input in sb, one after another, or all at once when
+// parallel; the first failure stops the rest. Each command is bounded by timeout and stopped
+// when it runs over; errors name the input and the command.
+func Hooks(ctx context.Context, sb sandbox.Sandbox, input string, cmds []string, timeout time.Duration, parallel bool) error {
 	if !parallel {
 		for _, c := range cmds {
-			if err := runHook(ctx, sb, input, c, timeout); err != nil {
+			if err := hook(ctx, sb, input, c, timeout); err != nil {
 				return err
 			}
 		}
@@ -29,12 +29,12 @@ func runHooks(ctx context.Context, sb sandbox.Sandbox, input string, cmds []stri
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	for _, c := range cmds {
-		g.Go(func() error { return runHook(ctx, sb, input, c, timeout) })
+		g.Go(func() error { return hook(ctx, sb, input, c, timeout) })
 	}
 	return g.Wait()
 }
 
-func runHook(ctx context.Context, sb sandbox.Sandbox, input, cmd string, timeout time.Duration) error {
+func hook(ctx context.Context, sb sandbox.Sandbox, input, cmd string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errHookTimeout)
 	defer cancel()
 	r, err := sb.Exec(ctx, sandbox.Exec{Argv: []string{"sh", "-c", cmd}})
@@ -53,20 +53,11 @@ func runHook(ctx context.Context, sb sandbox.Sandbox, input, cmd string, timeout
 	return nil
 }
 
-// startHooks runs the hooks of a started sandbox: the sandbox's and the host's together.
-func startHooks(ctx context.Context, sb, onHost sandbox.Sandbox, h inputs.Hooks) error {
+// SandboxReadyHooks runs the hooks of a started sandbox, the sandbox's and the host's, all at
+// once.
+func SandboxReadyHooks(ctx context.Context, sb, onHost sandbox.Sandbox, inSandbox, onHostCmds []string, timeout time.Duration) error {
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return runHooks(ctx, sb, "hook-sandbox-ready", h.SandboxReady, h.Timeout, true) })
-	g.Go(func() error {
-		return runHooks(ctx, onHost, "hook-host-sandbox-ready", h.HostSandboxReady, h.Timeout, true)
-	})
+	g.Go(func() error { return Hooks(ctx, sb, "hook-sandbox-ready", inSandbox, timeout, true) })
+	g.Go(func() error { return Hooks(ctx, onHost, "hook-host-sandbox-ready", onHostCmds, timeout, true) })
 	return g.Wait()
-}
-
-func lastLines(s string, n int) string {
-	ls := strings.Split(s, "\n")
-	if len(ls) > n {
-		ls = ls[len(ls)-n:]
-	}
-	return strings.Join(ls, "\n")
 }
