@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 func TestHooks(t *testing.T) {
 	t.Parallel()
 	sb := host.New(t.TempDir(), []string{"PATH=" + os.Getenv("PATH")})
-	defer sb.Close(t.Context())
+	t.Cleanup(func() { sb.Close(context.Background()) })
 	tests := []struct {
 		name     string
 		cmds     []string
