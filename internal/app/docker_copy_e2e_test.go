@@ -19,11 +19,7 @@ func TestDockerCopySyncHead(t *testing.T) {
 	)
 	a.input("prompt", "Add a note, commit, then print "+signal)
 	a.input("sandbox-sync", "copy")
-	inv := a.run()
-	if inv.code != 0 {
-		t.Fatalf("exit code %d, want 0", inv.code)
-	}
-	out := a.readOutputs()
+	inv, out := a.runWant(0)
 	if out["status"] != "complete" || out["commit-count"] != "1" {
 		t.Errorf("outputs %v; want complete with one commit", out)
 	}
@@ -61,11 +57,7 @@ func TestDockerCopySyncWorktree(t *testing.T) {
 	a.input("branch-strategy", "branch")
 	a.input("branch", "agent/copy")
 	a.input("max-iterations", "3")
-	inv := a.run()
-	if inv.code != 0 {
-		t.Fatalf("exit code %d, want 0", inv.code)
-	}
-	out := a.readOutputs()
+	_, out := a.runWant(0)
 	if out["status"] != "complete" || out["commit-count"] != "2" || out["iterations"] != "2" {
 		t.Errorf("outputs %v; want complete with two commits after two iterations", out)
 	}

@@ -86,11 +86,7 @@ func TestDockerClaudeCommitsInContainer(t *testing.T) {
 	a.input("prompt", "Add a note, commit, then print "+signal)
 	a.input("branch-strategy", "branch")
 	a.input("branch", "agent/docker")
-	inv := a.run()
-	if inv.code != 0 {
-		t.Fatalf("exit code %d, want 0", inv.code)
-	}
-	out := a.readOutputs()
+	_, out := a.runWant(0)
 	if out["status"] != "complete" || out["commit-count"] != "1" || out["branch"] != "agent/docker" {
 		t.Errorf("outputs %v; want complete with one commit on agent/docker", out)
 	}

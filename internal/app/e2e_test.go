@@ -71,6 +71,17 @@ func (a *action) runContext(ctx context.Context) invocation {
 	return inv
 }
 
+// runWant runs the Action, fails the test unless it exits with code, and returns the run and
+// its outputs.
+func (a *action) runWant(code int) (invocation, map[string]string) {
+	a.t.Helper()
+	inv := a.run()
+	if inv.code != code {
+		a.t.Fatalf("exit code %d, want %d", inv.code, code)
+	}
+	return inv, a.readOutputs()
+}
+
 // readOutputs parses GITHUB_OUTPUT as the runner does: name=value lines and name<<DELIM blocks.
 func (a *action) readOutputs() map[string]string {
 	a.t.Helper()
@@ -150,11 +161,7 @@ func TestClaudeEditsCommitsAndSignals(t *testing.T) {
 	gitConfig := readFile(t, filepath.Join(a.dir, ".git", "config"))
 	a.input("prompt", "Add a note to notes.txt, commit it, then print "+signal)
 	a.input("max-iterations", "3")
-	inv := a.run()
-	if inv.code != 0 {
-		t.Fatalf("exit code %d, want 0", inv.code)
-	}
-	out := a.readOutputs()
+	inv, out := a.runWant(0)
 	if got := a.model.Requests()[0].Transcript(); !strings.Contains(got, "user: Add a note to notes.txt") {
 		t.Errorf("the model did not receive the prompt as the user's text:\n%s", got)
 	}
@@ -292,11 +299,7 @@ func TestClaudeStructuredOutputMissing(t *testing.T) {
 	a.input("prompt", "Answer inside <result> tags.")
 	a.input("output-tag", "result")
 	a.input("output-type", "string")
-	inv := a.run()
-	if inv.code != 1 {
-		t.Fatalf("exit code %d, want 1", inv.code)
-	}
-	out := a.readOutputs()
+	inv, out := a.runWant(1)
 	if out["status"] != "failed" || out["output"] != "" {
 		t.Errorf("status %q output %q; want failed and no output", out["status"], out["output"])
 	}
@@ -313,11 +316,7 @@ func TestClaudeIdleTimeoutKillsAgent(t *testing.T) {
 	a := newAction(t, commitBash("x.txt", "x", "Work"), testkit.Hang())
 	a.input("prompt", "Work, then think forever.")
 	a.input("idle-timeout-seconds", "10") // long enough for claude to start on a loaded machine
-	inv := a.run()
-	if inv.code != 1 {
-		t.Fatalf("exit code %d, want 1", inv.code)
-	}
-	out := a.readOutputs()
+	inv, out := a.runWant(1)
 	if out["status"] != "failed" || out["commit-count"] != "1" {
 		t.Errorf("status %q commit-count %q; want failed with the commit kept", out["status"], out["commit-count"])
 	}
@@ -335,11 +334,7 @@ func TestClaudeSignalThenHangCompletesAfterGrace(t *testing.T) {
 	a.input("prompt", "Work, then say you are done.")
 	a.input("completion-timeout-seconds", "1")
 	a.input("max-iterations", "2")
-	inv := a.run()
-	if inv.code != 0 {
-		t.Fatalf("exit code %d, want 0", inv.code)
-	}
-	out := a.readOutputs()
+	inv, out := a.runWant(0)
 	if out["status"] != "complete" || out["completion-signal"] != signal || out["commit-count"] != "1" || out["iterations"] != "1" {
 		t.Errorf("outputs %v; want complete after 1 iteration with the signal and the commit", out)
 	}
@@ -463,11 +458,7 @@ func TestClaudeMergeToHead(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "hook-ran")
 	a.input("hook-worktree-ready", "pwd > "+marker)
 	a.input("hook-sandbox-ready", "git log -1 --format=%s > /dev/null")
-	inv := a.run()
-	if inv.code != 0 {
-		t.Fatalf("exit code %d, want 0", inv.code)
-	}
-	out := a.readOutputs()
+	_, out := a.runWant(0)
 	reqs := a.model.Requests()
 	if len(reqs) == 0 {
 		t.Fatal("the model saw no request")
