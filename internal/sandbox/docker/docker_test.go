@@ -19,34 +19,30 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // testImage is the base image the machine's provisioning creates (see DESIGN.md): nothing is
 // pulled in tests.
-const testImage = "debian:bookworm-slim"
+const testImage = testkit.BaseImage
 
 // liveness bounds how long a test waits for something that must happen, so that a broken
 // implementation fails instead of hanging. It is never what a test asserts.
 const liveness = 60 * time.Second
 
-// requireDocker returns an engine, or skips the test when no daemon answers; under CI=true a
-// missing daemon or test image fails the test instead.
+// requireDocker returns an engine with the test image, through testkit's rule: skip on a
+// machine without Docker, fail under CI=true.
 func requireDocker(t testing.TB) *Engine {
 	t.Helper()
+	testkit.RequireDocker(t)
+	testkit.RequireImage(t, testImage)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	unavailable := t.Skipf
-	if os.Getenv("CI") == "true" {
-		unavailable = t.Fatalf
-	}
 	e, err := New(ctx)
 	if err != nil {
-		unavailable("Docker is not available: %v", err)
+		t.Fatalf("Docker answers a ping but New fails: %v", err)
 	}
 	t.Cleanup(func() { e.Close() })
-	if _, err := e.api.ImageInspect(ctx, testImage); err != nil {
-		unavailable("test image %s is not available (the machine's provisioning creates it): %v", testImage, err)
-	}
 	return e
 }
 
