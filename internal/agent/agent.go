@@ -12,14 +12,19 @@ const (
 	EventResult
 	// EventSession carries the agent's session id.
 	EventSession
-	// EventUsage carries token usage (and cost when the agent reports it).
+	// EventUsage carries token usage (and cost when the agent reports it) to add to the
+	// invocation's total: a CLI that reports per turn or per step emits one per report.
 	EventUsage
+	// EventError is an error the agent reported without ending the invocation (a retried
+	// request, say): shown as a warning, and kept as the failure detail should the CLI then fail.
+	// An error that ends the invocation is an EventResult with IsError.
+	EventError
 )
 
 // Event is one thing learned from a line of agent output.
 type Event struct {
 	Kind      EventKind
-	Text      string // EventText, EventResult
+	Text      string // EventText, EventResult, EventError
 	Tool      string // EventToolCall: the tool name as the agent spells it
 	Args      string // EventToolCall: a one-line display form of the main argument
 	SessionID string // EventSession
@@ -79,8 +84,12 @@ type Provider interface {
 	// Parse appends the events found in one stdout line (without its newline) to dst.
 	// Lines that are not the agent's JSON produce no events.
 	Parse(line []byte, dst []Event) []Event
-	// Resumable reports whether sessions can be resumed (needed by structured-output retries).
-	Resumable() bool
+	// Sessions says where the CLI keeps its sessions, or is nil when they cannot be resumed.
+	// Resuming is what structured-output retries and the resume-session input need.
+	Sessions() *Sessions
+	// MaxPromptBytes is the largest prompt Command accepts, or 0 for no limit. CLIs that take
+	// the prompt as a command-line argument are bound by the kernel's limit on one argument.
+	MaxPromptBytes() int
 	// EnvNames lists the environment variables the CLI reads for credentials and endpoints;
 	// these pass into the sandbox when set.
 	EnvNames() []string

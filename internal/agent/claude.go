@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -29,8 +27,27 @@ func (ClaudeCode) PermissionModes() []string {
 	return []string{"default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"}
 }
 
-// Resumable is true: claude keeps sessions on disk and takes --resume and --fork-session.
-func (ClaudeCode) Resumable() bool { return true }
+// Sessions: claude keeps each session in ~/.claude/projects/<dir>/<id>.jsonl, where dir is the
+// working directory with every character but ASCII letters and digits turned into '-', and takes
+// --resume and --fork-session.
+func (ClaudeCode) Sessions() *Sessions {
+	return &Sessions{
+		Root:    ".claude/projects",
+		Pattern: func(id string) string { return id + ".jsonl" },
+		Dir: func(cwd string) string {
+			return strings.Map(func(r rune) rune {
+				if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+					return r
+				}
+				return '-'
+			}, cwd)
+		},
+		Fork: true,
+	}
+}
+
+// MaxPromptBytes is 0: the prompt goes on stdin.
+func (ClaudeCode) MaxPromptBytes() int { return 0 }
 
 // EnvNames lists the credentials and endpoints claude reads. Cloud-provider credentials
 // (Bedrock's AWS_*, Vertex's Google ones) are left out on purpose: a job often holds them for
@@ -65,28 +82,10 @@ func (ClaudeCode) Credentials() []string {
 // Skipping permission prompts also sets IS_SANDBOX=1, without which claude refuses
 // --dangerously-skip-permissions when it runs as root (as it does inside a container Action).
 func (c ClaudeCode) Command(r Request) (Command, error) {
-	model := r.Model
-	if model == "" {
-		model = c.DefaultModel()
-	}
-	if err := argValue("model", model); err != nil {
+	model, err := checkRequest(c, r)
+	if err != nil {
 		return Command{}, err
 	}
-	if r.Effort != "" && !slices.Contains(c.Efforts(), r.Effort) {
-		return Command{}, invalidChoice("effort", r.Effort, c.Efforts())
-	}
-	if r.PermissionMode != "" && !slices.Contains(c.PermissionModes(), r.PermissionMode) {
-		return Command{}, invalidChoice("permission-mode", r.PermissionMode, c.PermissionModes())
-	}
-	if r.ForkSession && r.ResumeSession == "" {
-		return Command{}, errors.New("claude-code: fork-session needs a session to resume")
-	}
-	if r.ResumeSession != "" {
-		if err := argValue("resume session", r.ResumeSession); err != nil {
-			return Command{}, err
-		}
-	}
-
 	argv := []string{"claude", "--print", "--verbose"}
 	var env map[string]string
 	if r.PermissionMode != "" {
@@ -110,22 +109,6 @@ func (c ClaudeCode) Command(r Request) (Command, error) {
 	// trailing "-p -" as the reference has: claude takes that "-" as prompt text and sends the
 	// model "-\n" before the real prompt.
 	return Command{Argv: argv, Stdin: r.Prompt, Env: env}, nil
-}
-
-// argValue rejects a value that claude's argument parser would read as a flag, or that could
-// not be a single argument at all.
-func argValue(input, v string) error {
-	if strings.HasPrefix(v, "-") {
-		return fmt.Errorf("claude-code: %s %q must not start with '-'", input, v)
-	}
-	if strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return fmt.Errorf("claude-code: %s %q must not contain control characters", input, v)
-	}
-	return nil
-}
-
-func invalidChoice(input, got string, valid []string) error {
-	return fmt.Errorf("claude-code: invalid %s %q: valid values are %s", input, got, strings.Join(valid, ", "))
 }
 
 // claudeLine holds the fields of one stream-json line that produce events; encoding/json skips
@@ -219,7 +202,7 @@ func (ClaudeCode) Parse(line []byte, dst []Event) []Event {
 				}
 			case "tool_use":
 				if b.Name != "" {
-					dst = append(dst, Event{Kind: EventToolCall, Tool: b.Name, Args: claudeToolArgs(b.Name, b.Input)})
+					dst = append(dst, Event{Kind: EventToolCall, Tool: b.Name, Args: toolArgs(b.Name, b.Input)})
 				}
 			}
 		}
@@ -279,38 +262,4 @@ func claudeErrorText(l *claudeLine) string {
 	default:
 		return "claude-code " + what + " without a message"
 	}
-}
-
-// claudeToolArgs is the display form of a tool call's input: the main field of a built-in tool
-// when it is a string, else the compact JSON of the whole input (MCP tools, TodoWrite, …).
-func claudeToolArgs(tool string, input rawJSON) string {
-	if len(input) == 0 || string(input) == "null" {
-		return ""
-	}
-	var field string
-	switch tool {
-	case "Bash":
-		field = "command"
-	case "Read", "Edit", "MultiEdit", "Write":
-		field = "file_path"
-	case "NotebookEdit":
-		field = "notebook_path"
-	case "WebSearch":
-		field = "query"
-	case "WebFetch":
-		field = "url"
-	case "Agent", "Task":
-		field = "description"
-	case "Grep", "Glob":
-		field = "pattern"
-	}
-	if field != "" {
-		// A scan rather than a decode: a Write's input holds the whole file.
-		if raw, ok := objectField(input, field); ok {
-			if s, ok := jsonString(raw); ok {
-				return oneLine(s)
-			}
-		}
-	}
-	return compactJSON(input)
 }

@@ -74,9 +74,10 @@ func TestClaudeCommand(t *testing.T) {
 		{name: "effort_is_case_sensitive", req: Request{Effort: "High"}, wantErr: `invalid effort "High"`},
 		{name: "unknown_permission_mode", req: Request{PermissionMode: "yolo"}, wantErr: `permission-mode "yolo": valid values are default, acceptEdits, plan, auto, dontAsk, bypassPermissions`},
 		{name: "fork_without_resume", req: Request{ForkSession: true}, wantErr: "fork-session needs a session to resume"},
-		{name: "session_looking_like_a_flag", req: Request{ResumeSession: "--dangerously-skip-permissions"}, wantErr: "must not start with '-'"},
+		{name: "session_looking_like_a_flag", req: Request{ResumeSession: "--dangerously-skip-permissions"}, wantErr: `session id "--dangerously-skip-permissions" is not valid`},
 		{name: "model_looking_like_a_flag", req: Request{Model: "-x"}, wantErr: `model "-x" must not start`},
-		{name: "session_with_newline", req: Request{ResumeSession: "a\nb"}, wantErr: "control characters"},
+		{name: "session_with_newline", req: Request{ResumeSession: "a\nb"}, wantErr: "is not valid"},
+		{name: "model_with_newline", req: Request{Model: "a\nb"}, wantErr: "control characters"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,8 +126,11 @@ func TestClaudeProviderFacts(t *testing.T) {
 	if got, want := c.DefaultModel(), "claude-opus-4-8"; got != want {
 		t.Errorf("DefaultModel() = %q, want %q", got, want)
 	}
-	if !c.Resumable() {
-		t.Error("Resumable() = false, want true")
+	if s := c.Sessions(); s == nil || !s.Fork {
+		t.Errorf("Sessions() = %+v, want resumable and forkable sessions", s)
+	}
+	if got, want := c.Sessions().Dir("/home/runner/work/my.repo/my_repo"), "-home-runner-work-my-repo-my-repo"; got != want {
+		t.Errorf("Sessions().Dir() = %q, want claude's own encoding %q", got, want)
 	}
 	for _, name := range []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"} {
 		if !slices.Contains(c.EnvNames(), name) {
@@ -197,7 +201,8 @@ func TestClaudeParse(t *testing.T) {
 		{"json_strings_keep_spaces", assistant(use("TodoWrite", `{"todos":[{"content":"run the  tests"}]}`)), []Event{tool("TodoWrite", `{"todos":[{"content":"run the  tests"}]}`)}},
 		{"large_unknown_input_is_clipped", assistant(use("Custom", `{"data":"`+long+`"}`)), []Event{tool("Custom", (`{"data":"` + long)[:200]+"…")}},
 		{"main_field_not_a_string", assistant(use("Bash", `{"command":["ls","-l"]}`)), []Event{tool("Bash", `{"command":["ls","-l"]}`)}},
-		{"main_field_missing", assistant(use("Read", `{"path":"a"}`)), []Event{tool("Read", `{"path":"a"}`)}},
+		{"main_field_missing", assistant(use("Read", `{"offset":1}`)), []Event{tool("Read", `{"offset":1}`)}},
+		{"tool_names_are_case_insensitive", assistant(use("bash", `{"command":"ls"}`)), []Event{tool("bash", "ls")}},
 		{"tool_without_input", assistant(`{"type":"tool_use","id":"t","name":"Bash"}`), []Event{tool("Bash", "")}},
 		{"tool_with_null_input", assistant(`{"type":"tool_use","id":"t","name":"Bash","input":null}`), []Event{tool("Bash", "")}},
 		{"escaped_quotes_before_main_field", assistant(use("Write", `{"content":"say \"file_path\": \"no\" \\","file_path":"yes"}`)), []Event{tool("Write", "yes")}},

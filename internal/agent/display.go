@@ -77,3 +77,46 @@ func compactJSON(raw []byte) string {
 	// Raw JSON strings cannot hold control characters, but be safe for display anyway.
 	return oneLine(string(out))
 }
+
+// toolArgs is the display form of a tool call's input: the main field of a well-known tool when
+// it is a string, else the compact JSON of the whole input (MCP tools, todo lists, …). Tool
+// names are matched without regard to case, since each CLI spells its built-ins its own way
+// (claude's Bash, pi's and opencode's bash).
+func toolArgs(tool string, input rawJSON) string {
+	if len(input) == 0 || string(input) == "null" {
+		return ""
+	}
+	// A scan rather than a decode: a write's input holds the whole file.
+	for _, field := range toolFields(strings.ToLower(tool)) {
+		if raw, ok := objectField(input, field); ok {
+			if s, ok := jsonString(raw); ok {
+				return oneLine(s)
+			}
+		}
+	}
+	return compactJSON(input)
+}
+
+// toolFields lists the input fields that say what a call of tool (lower-cased) does, in order
+// of preference. The spellings differ between CLIs (file_path, filePath, path).
+func toolFields(tool string) []string {
+	switch tool {
+	case "bash", "shell":
+		return []string{"command", "cmd"}
+	case "read", "view", "edit", "multiedit", "write", "create":
+		return []string{"file_path", "filePath", "path"}
+	case "notebookedit":
+		return []string{"notebook_path"}
+	case "websearch", "web_search":
+		return []string{"query"}
+	case "webfetch", "web_fetch":
+		return []string{"url"}
+	case "agent", "task":
+		return []string{"description"}
+	case "grep", "glob":
+		return []string{"pattern"}
+	case "ls":
+		return []string{"path"}
+	}
+	return nil
+}

@@ -166,7 +166,7 @@ func agentInfos() []inputs.AgentInfo {
 	var infos []inputs.AgentInfo
 	for _, name := range agent.Names() {
 		a, _ := agent.Lookup(name)
-		infos = append(infos, inputs.AgentInfo{Name: name, Efforts: a.Efforts(), PermissionModes: a.PermissionModes(), Resumable: a.Resumable()})
+		infos = append(infos, inputs.AgentInfo{Name: name, Efforts: a.Efforts(), PermissionModes: a.PermissionModes(), Resumable: a.Sessions() != nil})
 	}
 	return infos
 }

@@ -259,6 +259,8 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 				log.AgentText(ev.Text)
 			case agent.EventToolCall:
 				log.ToolCall(ev.Tool, ev.Args)
+			case agent.EventError:
+				log.Warning("%s reported: %s", c.Agent.Name(), ev.Text)
 			}
 		}
 		w.activity(tr.signal() != "")
@@ -313,6 +315,9 @@ func failureDetail(stderr string, tr *transcript, lines []string) string {
 	}
 	if tr.isError && strings.TrimSpace(tr.result) != "" {
 		return strings.TrimSpace(tr.result)
+	}
+	if s := strings.TrimSpace(tr.lastError); s != "" {
+		return s
 	}
 	return strings.Join(lines, "\n")
 }

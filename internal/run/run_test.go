@@ -273,6 +273,45 @@ func TestLoopAgentError(t *testing.T) {
 	}
 }
 
+// reportingAgent is claude-code plus lines `ERROR msg`, which it reports as non-fatal errors, the
+// way codex reports a retried request.
+type reportingAgent struct{ agent.ClaudeCode }
+
+func (a reportingAgent) Parse(line []byte, dst []agent.Event) []agent.Event {
+	if msg, ok := strings.CutPrefix(string(line), "ERROR "); ok {
+		return append(dst, agent.Event{Kind: agent.EventError, Text: msg})
+	}
+	return a.ClaudeCode.Parse(line, dst)
+}
+
+func TestLoopReportedErrors(t *testing.T) {
+	t.Parallel()
+	t.Run("warned_and_run_goes_on", func(t *testing.T) {
+		sb := &fakeSandbox{t: t}
+		sb.add(lines(0, "ERROR Reconnecting... 1/5", textLine("done "+signal)))
+		log := &nopLog{}
+		c := config(1)
+		c.Agent = reportingAgent{}
+		res, err := Loop(t.Context(), c, sb, &fakeRepo{}, log)
+		if err != nil || res.Signal != signal {
+			t.Fatalf("Loop() = signal %q, error %v; want the signal and no error", res.Signal, err)
+		}
+		if want := "claude-code reported: Reconnecting... 1/5"; !slices.Contains(log.warnings, want) {
+			t.Errorf("warnings = %q, want %q", log.warnings, want)
+		}
+	})
+	t.Run("last_one_is_the_failure_detail", func(t *testing.T) {
+		sb := &fakeSandbox{t: t}
+		sb.add(lines(1, "ERROR Reconnecting... 1/5", "ERROR unexpected status 401 Unauthorized"))
+		c := config(1)
+		c.Agent = reportingAgent{}
+		_, err := Loop(t.Context(), c, sb, &fakeRepo{}, &nopLog{})
+		if want := "exited with code 1: unexpected status 401 Unauthorized"; err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("error = %v, want it to end with %q", err, want)
+		}
+	})
+}
+
 func TestLoopCancelled(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())

@@ -25,6 +25,7 @@ type transcript struct {
 	text      strings.Builder // assistant text, bounded by textKeep (oldest dropped)
 	result    string
 	isError   bool
+	lastError string // the last non-fatal error the agent reported
 	sessionID string
 	usage     agent.Usage
 	hasUsage  bool
@@ -56,8 +57,10 @@ func (t *transcript) add(ev agent.Event) {
 	case agent.EventSession:
 		t.sessionID = ev.SessionID
 	case agent.EventUsage:
-		t.usage = ev.Usage
+		t.usage.Add(ev.Usage)
 		t.hasUsage = true
+	case agent.EventError:
+		t.lastError = ev.Text
 	}
 }
 

@@ -73,3 +73,18 @@ func TestTranscriptTextBounded(t *testing.T) {
 		t.Errorf("signal() = %q, want <end>", got)
 	}
 }
+
+func TestTranscriptUsageAddsUp(t *testing.T) {
+	t.Parallel()
+	tr := newTranscript(nil)
+	if tr.hasUsage {
+		t.Fatal("hasUsage before any usage event")
+	}
+	// Per-step reports (opencode's step_finish, pi's assistant messages) add up.
+	tr.add(agent.Event{Kind: agent.EventUsage, Usage: agent.Usage{InputTokens: 10, OutputTokens: 2, CacheReadTokens: 100, CostUSD: 0.5}})
+	tr.add(agent.Event{Kind: agent.EventUsage, Usage: agent.Usage{InputTokens: 5, OutputTokens: 1, CacheCreationTokens: 7, CostUSD: 0.25}})
+	want := agent.Usage{InputTokens: 15, OutputTokens: 3, CacheReadTokens: 100, CacheCreationTokens: 7, CostUSD: 0.75}
+	if !tr.hasUsage || tr.usage != want {
+		t.Errorf("usage = %+v (has %t), want %+v", tr.usage, tr.hasUsage, want)
+	}
+}
