@@ -57,6 +57,22 @@ func RewriteCwd(data []byte, from, to string) []byte {
 	return append(out, data[last:]...)
 }
 
+// RecordedCwd returns the first working directory recorded in a session file ("" when none is):
+// the directory the session was made in, which RewriteCwd replaces when the session moves.
+func RecordedCwd(data []byte) string {
+	for start := 0; start < len(data); {
+		n := bytes.IndexByte(data[start:], '\n')
+		if n < 0 {
+			n = len(data) - start
+		}
+		if cwd, ok := firstCwd(data[start : start+n]); ok {
+			return cwd
+		}
+		start += n + 1
+	}
+	return ""
+}
+
 // cwdValues returns the byte ranges of the string values of "cwd" keys that decode to from.
 // It walks the JSON tokens line by line (a torn line cannot run into the next); strings are
 // skipped whole, so a "cwd" inside a value (a tool's output quoting JSON, say) is never taken for
@@ -79,6 +95,26 @@ func cwdValues(data []byte, from string) [][2]int {
 
 func lineCwdValues(line []byte, from string) [][2]int {
 	var spans [][2]int
+	eachCwd(line, func(v string, start, end int) bool {
+		if v == from {
+			spans = append(spans, [2]int{start, end})
+		}
+		return true
+	})
+	return spans
+}
+
+func firstCwd(line []byte) (cwd string, ok bool) {
+	eachCwd(line, func(v string, _, _ int) bool {
+		cwd, ok = v, true
+		return false
+	})
+	return cwd, ok
+}
+
+// eachCwd calls f with the value and byte range of every "cwd" key's string value in line, in
+// order, until f returns false.
+func eachCwd(line []byte, f func(v string, start, end int) bool) {
 	for i := 0; i < len(line); {
 		if line[i] != '"' {
 			i++
@@ -91,8 +127,10 @@ func lineCwdValues(line []byte, from string) [][2]int {
 				if j = skipSpace(line, j+1); j < len(line) && line[j] == '"' {
 					vend := skipString(line, j)
 					v := line[j:vend]
-					if s, ok := jsonString(v); ok && s == from && json.Valid(v) { // Valid: not torn
-						spans = append(spans, [2]int{j, vend})
+					if s, ok := jsonString(v); ok && json.Valid(v) { // Valid: not torn
+						if !f(s, j, vend) {
+							return
+						}
 					}
 					end = vend
 				}
@@ -100,7 +138,6 @@ func lineCwdValues(line []byte, from string) [][2]int {
 		}
 		i = end
 	}
-	return spans
 }
 
 // jsonText encodes s as a JSON string without HTML escaping, as the CLIs write their files.

@@ -20,6 +20,7 @@ func (p *plan) outputs(ws *workspace.Workspace, out workspace.Outcome, base stri
 		Branch:              ws.Source,
 		BaseSHA:             base,
 		SessionID:           res.SessionID,
+		SessionFile:         res.SessionFile,
 		InputTokens:         res.Usage.InputTokens,
 		OutputTokens:        res.Usage.OutputTokens,
 		CacheReadTokens:     res.Usage.CacheReadTokens,

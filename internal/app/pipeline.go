@@ -19,6 +19,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/run"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox/host"
+	"github.com/sandcastle-action/sandcastle/internal/session"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
@@ -42,6 +43,7 @@ type plan struct {
 	output  *structured.Spec
 	env     agentEnv
 	gitEnv  []string
+	home    string // the user's HOME, where agent sessions are saved
 	console io.Writer
 }
 
@@ -74,7 +76,7 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{cfg: cfg, console: sys.Stdout}
+	p := &plan{cfg: cfg, console: sys.Stdout, home: sys.Getenv("HOME")}
 	var errs []error
 	if p.agent, err = agent.Lookup(cfg.Agent); err != nil {
 		errs = append(errs, err)
@@ -105,6 +107,12 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	if cfg.Sandbox == inputs.SandboxDocker {
 		if uid, gid := p.owner(); uid <= 0 || gid < 0 {
 			errs = append(errs, fmt.Errorf("input \"container-uid\": the workspace %s belongs to root (or its owner is unknown) and the agent never runs as root; set container-uid and container-gid to a user that may write the checkout", cfg.WorkingDirectory))
+		}
+	}
+	if p.agent != nil && cfg.ResumeSession != "" && p.agent.Sessions() != nil {
+		// Before anything is created: the session must be where the run can carry it from.
+		if _, err := session.Find(p.agent.Sessions(), sys.Getenv("HOME"), cfg.WorkingDirectory, cfg.ResumeSession); err != nil {
+			errs = append(errs, fmt.Errorf("input \"resume-session\": %w; use a session-id output of an earlier run on this machine or job (sessions are saved under HOME)", err))
 		}
 	}
 	if p.agent != nil && cfg.Sandbox == inputs.SandboxDocker {
@@ -166,7 +174,7 @@ func agentInfos() []inputs.AgentInfo {
 	var infos []inputs.AgentInfo
 	for _, name := range agent.Names() {
 		a, _ := agent.Lookup(name)
-		infos = append(infos, inputs.AgentInfo{Name: name, Efforts: a.Efforts(), PermissionModes: a.PermissionModes(), Resumable: a.Sessions() != nil})
+		infos = append(infos, inputs.AgentInfo{Name: name, Efforts: a.Efforts(), PermissionModes: a.PermissionModes(), Resumable: a.Sessions() != nil, Forkable: a.Sessions() != nil && a.Sessions().Fork})
 	}
 	return infos
 }
@@ -303,12 +311,25 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, lo
 	if err := run.SandboxReadyHooks(ctx, sb, onHost, cfg.Hooks.SandboxReady, cfg.Hooks.HostSandboxReady, cfg.Hooks.Timeout); err != nil {
 		return "", res, err
 	}
+	var saver run.Saver
+	if sessions := p.sessions(sb, ws); sessions != nil {
+		saver = sessions
+		if cfg.ResumeSession != "" {
+			if err := sessions.Restore(ctx, cfg.ResumeSession); err != nil {
+				return "", res, err
+			}
+		}
+	}
 	if base, err = ws.Head(ctx); err != nil {
 		return "", res, err
 	}
 	res, err = run.Loop(ctx, run.Config{
-		Agent:             p.agent,
-		Request:           agent.Request{Model: cfg.Model, Effort: cfg.Effort, PermissionMode: cfg.PermissionMode},
+		Agent: p.agent,
+		Request: agent.Request{
+			Model: cfg.Model, Effort: cfg.Effort, PermissionMode: cfg.PermissionMode,
+			ResumeSession: cfg.ResumeSession, ForkSession: cfg.ForkSession,
+		},
+		Sessions:          saver,
 		Prompt:            pr,
 		Signals:           cfg.CompletionSignals,
 		MaxIterations:     cfg.MaxIterations,
@@ -320,6 +341,23 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, lo
 		Verbose:           cfg.Verbose,
 	}, sb, repo, log)
 	return base, res, err
+}
+
+// sessions is how the agent's sessions leave the sandbox, or nil when it keeps none or there is
+// no HOME to keep them in.
+func (p *plan) sessions(sb sandbox.Sandbox, ws *workspace.Workspace) *session.Carrier {
+	layout := p.agent.Sessions()
+	if layout == nil || p.home == "" {
+		return nil
+	}
+	return &session.Carrier{
+		Layout:      layout,
+		Sandbox:     sb,
+		SandboxHome: sandboxHome,
+		HostHome:    p.home,
+		HostDir:     ws.Dir,
+		Local:       p.cfg.Sandbox == inputs.SandboxNone,
+	}
 }
 
 // closeSandbox stops the sandbox on every path, a cancelled run included, within its own

@@ -80,6 +80,10 @@ type Config struct {
 	Effort string
 	// PermissionMode is the agent's permission mode; "" = skip permission prompts.
 	PermissionMode string
+	// ResumeSession is the id of a session the first iteration continues; "" = a fresh one.
+	ResumeSession string
+	// ForkSession continues ResumeSession under a new id, leaving it unchanged.
+	ForkSession bool
 	// Sandbox is where the agent runs, one of Env.Sandboxes: SandboxDocker or SandboxNone.
 	Sandbox string
 	// Docker configures the container; the zero value unless Sandbox is SandboxDocker.

@@ -82,6 +82,8 @@ const (
 	InputModel                    = "model"
 	InputEffort                   = "effort"
 	InputPermissionMode           = "permission-mode"
+	InputResumeSession            = "resume-session"
+	InputForkSession              = "fork-session"
 	InputSandbox                  = "sandbox"
 	InputImage                    = "image"
 	InputBuildImage               = "build-image"
@@ -193,6 +195,17 @@ var Definitions = []Definition{
 		Name:        InputPermissionMode,
 		Description: "Permission mode for the agent (claude-code: default, acceptEdits, plan, auto, dontAsk, bypassPermissions). Empty skips permission prompts: the sandbox is the boundary.",
 		Kind:        KindString,
+	},
+	{
+		Name:        InputResumeSession,
+		Description: "Id of an earlier session of the agent (the session-id output of a run) to continue in the first iteration; later iterations start fresh as usual. The session file must be in the agent's store under HOME, where runs save it (see session-file). Agents that keep sessions: claude-code, codex, pi.",
+		Kind:        KindString,
+	},
+	{
+		Name:        InputForkSession,
+		Default:     "false",
+		Description: "With resume-session: continue the conversation under a new session id and leave the earlier session as it was (claude-code, codex).",
+		Kind:        KindBool,
 	},
 	{
 		Name:        InputSandbox,
@@ -412,6 +425,7 @@ var OutputNames = []string{
 	"head-sha",
 	"output",
 	"session-id",
+	"session-file",
 	"input-tokens",
 	"output-tokens",
 	"cache-read-tokens",

@@ -18,6 +18,7 @@ var testAgents = []AgentInfo{
 		Efforts:         []string{"low", "medium", "high", "xhigh", "max"},
 		PermissionModes: []string{"default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"},
 		Resumable:       true,
+		Forkable:        true,
 	},
 	{Name: "codex", Efforts: []string{"low", "medium", "high", "xhigh"}, Resumable: true},
 	{Name: "pi"},

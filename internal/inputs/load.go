@@ -43,7 +43,8 @@ type AgentInfo struct {
 	Name            string
 	Efforts         []string // values the effort input may take; none = effort must be empty
 	PermissionModes []string // values permission-mode may take; none = it must be empty
-	Resumable       bool     // sessions can be resumed, which output-max-retries needs
+	Resumable       bool     // sessions can be resumed, which output-max-retries and resume-session need
+	Forkable        bool     // a resumed session can continue under a new id (fork-session)
 }
 
 // Problem is one invalid input. Load returns every Problem it finds, joined; use errors.As to
@@ -102,6 +103,7 @@ func Load(raw Raw, env Env) (Config, error) {
 	c.Model = l.single(InputModel)
 	c.Effort = l.fromAgent(InputEffort, agent, agentOK, agent.Efforts, "effort")
 	c.PermissionMode = l.fromAgent(InputPermissionMode, agent, agentOK, agent.PermissionModes, "permission mode")
+	c.ResumeSession, c.ForkSession = l.session(agent, agentOK)
 	c.Sandbox = l.sandbox()
 	if c.Sandbox == SandboxNone {
 		l.notDocker(c.Sandbox)
@@ -371,6 +373,33 @@ func (l *loader) fromAgent(name string, agent AgentInfo, agentOK bool, valid []s
 	return ""
 }
 
+// session reads resume-session and fork-session. Whether the session exists is checked by the
+// caller, which knows where the agent keeps it.
+func (l *loader) session(agent AgentInfo, agentOK bool) (string, bool) {
+	id, fork := l.single(InputResumeSession), l.boolean(InputForkSession)
+	switch {
+	case fork && id == "":
+		l.problem(InputForkSession, "needs resume-session: set the id of the session to fork")
+	case id == "" || !agentOK:
+	case !agent.Resumable:
+		l.problem(InputResumeSession, "agent %q cannot resume a session; remove resume-session, or use an agent that can: %s", agent.Name, oneOf(l.agentsWith(func(a AgentInfo) bool { return a.Resumable })))
+	case fork && !agent.Forkable:
+		l.problem(InputForkSession, "agent %q cannot fork a session without changing it; set fork-session to false to continue the session in place, or use %s", agent.Name, oneOf(l.agentsWith(func(a AgentInfo) bool { return a.Forkable })))
+	}
+	return id, fork
+}
+
+// agentsWith names the agents for which ok holds.
+func (l *loader) agentsWith(ok func(AgentInfo) bool) []string {
+	var names []string
+	for _, a := range l.env.Agents {
+		if ok(a) {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}
+
 func (l *loader) sandbox() string {
 	v := l.single(InputSandbox)
 	enabled := l.env.Sandboxes
@@ -498,13 +527,7 @@ func (l *loader) output(dir string, dirOK bool, maxIterations int, agent AgentIn
 		l.problem(InputOutputTag, "needs max-iterations 1, but it is %d; structured output is read from a single iteration", maxIterations)
 	}
 	if retries > 0 && agentOK && !agent.Resumable {
-		var resumable []string
-		for _, a := range l.env.Agents {
-			if a.Resumable {
-				resumable = append(resumable, a.Name)
-			}
-		}
-		l.problem(InputOutputMaxRetries, "agent %q cannot resume a session, which retries need; use 0, or an agent that can: %s", agent.Name, strings.Join(resumable, ", "))
+		l.problem(InputOutputMaxRetries, "agent %q cannot resume a session, which retries need; use 0, or an agent that can: %s", agent.Name, strings.Join(l.agentsWith(func(a AgentInfo) bool { return a.Resumable }), ", "))
 	}
 	out := &OutputConfig{Tag: tag, Type: typ, MaxRetries: retries}
 	if hasSchema {

@@ -18,6 +18,7 @@ type Outputs struct {
 	HeadSHA             string
 	Output              string // compact JSON of the structured output (a JSON string for string outputs); "" when none
 	SessionID           string
+	SessionFile         string
 	InputTokens         int64
 	OutputTokens        int64
 	CacheReadTokens     int64
@@ -46,6 +47,7 @@ func (o Outputs) Pairs() [][2]string {
 		{"head-sha", o.HeadSHA},
 		{"output", o.Output},
 		{"session-id", o.SessionID},
+		{"session-file", o.SessionFile},
 		{"input-tokens", strconv.FormatInt(o.InputTokens, 10)},
 		{"output-tokens", strconv.FormatInt(o.OutputTokens, 10)},
 		{"cache-read-tokens", strconv.FormatInt(o.CacheReadTokens, 10)},

@@ -8,7 +8,7 @@ import (
 func TestPairsNamesAndOrder(t *testing.T) {
 	want := []string{
 		"status", "iterations", "completion-signal", "commits", "commit-count", "branch", "base-sha",
-		"head-sha", "output", "session-id", "input-tokens", "output-tokens", "cache-read-tokens",
+		"head-sha", "output", "session-id", "session-file", "input-tokens", "output-tokens", "cache-read-tokens",
 		"cache-creation-tokens", "cost-usd", "log-file", "preserved-worktree",
 	}
 	pairs := Outputs{}.Pairs()

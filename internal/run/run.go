@@ -56,30 +56,44 @@ type Config struct {
 
 	Env     map[string]string // extra environment for the agent process
 	Verbose bool              // log every raw stdout line
+
+	// Sessions, when set, saves the agent's session after each invocation that reported one,
+	// so it outlives the sandbox.
+	Sessions Saver
 }
+
+// Saver keeps an agent session beyond the sandbox and says where.
+type Saver interface {
+	Save(ctx context.Context, id string) (string, error)
+}
+
+// saveTimeout bounds saving one session: a find and a cat in the sandbox, and a local write.
+const saveTimeout = time.Minute
 
 // Iteration is what one agent invocation produced.
 type Iteration struct {
-	Number    int
-	SessionID string
-	Usage     agent.Usage
-	HasUsage  bool
-	Signal    string
-	Forced    bool // the signal was seen but the process hung; it was stopped after the grace window
-	Commits   []Commit
-	LastTool  string
-	Retry     bool // a structured-output retry, not a loop iteration
+	Number      int
+	SessionID   string
+	SessionFile string // where the session was saved; "" when it was not
+	Usage       agent.Usage
+	HasUsage    bool
+	Signal      string
+	Forced      bool // the signal was seen but the process hung; it was stopped after the grace window
+	Commits     []Commit
+	LastTool    string
+	Retry       bool // a structured-output retry, not a loop iteration
 }
 
 // Result is the outcome of the loop. It is returned, filled as far as the run got, with errors too,
 // so nothing the agent did is lost from the report.
 type Result struct {
-	Iterations []Iteration
-	Signal     string // the completion signal that ended the loop, "" when it ran out of iterations
-	Commits    []Commit
-	Output     *structured.Value
-	SessionID  string
-	Usage      agent.Usage
+	Iterations  []Iteration
+	Signal      string // the completion signal that ended the loop, "" when it ran out of iterations
+	Commits     []Commit
+	Output      *structured.Value
+	SessionID   string
+	SessionFile string
+	Usage       agent.Usage
 }
 
 // Loop runs the agent in sb until a completion signal or MaxIterations, then extracts the
@@ -126,7 +140,7 @@ func (r *Result) add(it Iteration) {
 	r.Iterations = append(r.Iterations, it)
 	r.Commits = append(r.Commits, it.Commits...)
 	if it.SessionID != "" {
-		r.SessionID = it.SessionID
+		r.SessionID, r.SessionFile = it.SessionID, it.SessionFile
 	}
 	r.Usage.Add(it.Usage)
 }
@@ -272,6 +286,9 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 
 	it.SessionID, it.Usage, it.HasUsage, it.LastTool = tr.sessionID, tr.usage, tr.hasUsage, tr.lastTool
 	it.Signal = tr.signal()
+	if it.SessionID != "" && c.Sessions != nil {
+		it.SessionFile = saveSession(ctx, c.Sessions, log, it.SessionID)
+	}
 	// Commits are collected on every path: an agent that failed may still have committed work.
 	commits, cerr := repo.Commits(context.WithoutCancel(ctx), base)
 	it.Commits = commits
@@ -291,6 +308,18 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 		return it, tr, fmt.Errorf("iteration %d: collect commits: %w", n, cerr)
 	}
 	return it, tr, nil
+}
+
+// saveSession saves the session even when the agent failed or the run was cancelled: it shows
+// what happened. Failing to save costs only a later resume, so it is a warning.
+func saveSession(ctx context.Context, s Saver, log Log, id string) string {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
+	defer cancel()
+	p, err := s.Save(ctx, id)
+	if err != nil {
+		log.Warning("session %s was not saved, so it cannot be resumed after this run: %v", id, err)
+	}
+	return p
 }
 
 func sandboxExec(cmd agent.Command, env map[string]string, onLine func([]byte)) sandbox.Exec {

@@ -408,3 +408,48 @@ func TestWatchReportsSilence(t *testing.T) {
 		t.Errorf("silentFor = %s after activity, want 0", silent)
 	}
 }
+
+// saver records the sessions it is asked to save; ids starting with "bad" fail.
+type saver struct {
+	mu  sync.Mutex
+	ids []string
+}
+
+func (s *saver) Save(_ context.Context, id string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ids = append(s.ids, id)
+	if strings.HasPrefix(id, "bad") {
+		return "", errors.New("disk full")
+	}
+	return "/home/me/" + id + ".jsonl", nil
+}
+
+func TestLoopSavesSessions(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{t: t}
+	sb.add(
+		lines(0, initLine("s1"), textLine("working")),
+		lines(0, initLine("bad2"), textLine("still working")),
+		lines(1, textLine("no session reported")),
+	)
+	s, log := &saver{}, &nopLog{}
+	c := config(3)
+	c.Sessions = s
+	res, err := Loop(t.Context(), c, sb, &fakeRepo{}, log)
+	if err == nil {
+		t.Fatal("Loop() error = nil, want the third iteration's failure")
+	}
+	if got, want := s.ids, []string{"s1", "bad2"}; !slices.Equal(got, want) {
+		t.Errorf("saved %q, want %q (every iteration that reported a session, failed ones too)", got, want)
+	}
+	if got, want := res.Iterations[0].SessionFile, "/home/me/s1.jsonl"; got != want {
+		t.Errorf("iteration 1 SessionFile = %q, want %q", got, want)
+	}
+	if res.SessionID != "bad2" || res.SessionFile != "" {
+		t.Errorf("Result session = %q at %q, want bad2, unsaved", res.SessionID, res.SessionFile)
+	}
+	if len(log.warnings) != 1 || !strings.Contains(log.warnings[0], "session bad2 was not saved") || !strings.Contains(log.warnings[0], "disk full") {
+		t.Errorf("warnings = %q, want one about bad2", log.warnings)
+	}
+}

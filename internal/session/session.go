@@ -134,7 +134,8 @@ func (c *Carrier) Restore(ctx context.Context, id string) error {
 	dst := path.Join(c.SandboxHome, c.Layout.Root, rel)
 	r, err := c.Sandbox.Exec(ctx, sandbox.Exec{
 		Argv:  []string{"sh", "-c", `mkdir -p -- "${1%/*}" && cat > "$1"`, "sh", dst},
-		Stdin: string(agent.RewriteCwd(data, c.HostDir, c.Sandbox.RepoDir())),
+		// From the directory the session was made in, which may be an earlier run's worktree.
+		Stdin: string(agent.RewriteCwd(data, agent.RecordedCwd(data), c.Sandbox.RepoDir())),
 	})
 	if err == nil && r.ExitCode != 0 {
 		err = fmt.Errorf("exit code %d: %s", r.ExitCode, strings.TrimSpace(r.Stderr))

@@ -162,3 +162,19 @@ func TestLocalCarriesNothing(t *testing.T) {
 		t.Error("a local carrier wrote into the sandbox home")
 	}
 }
+
+func TestRestoreFromAnEarlierWorktree(t *testing.T) {
+	t.Parallel()
+	layout := agent.ClaudeCode{}.Sessions()
+	w := newWorld(t, layout)
+	// Saved by an earlier run whose worktree, since removed, had another path.
+	old := "/repo/.sandcastle/worktrees/earlier"
+	write(t, filepath.Join(w.hostHome, ".claude", "projects", layout.Dir(old), sessionID+".jsonl"), session(old))
+	if err := w.c.Restore(t.Context(), sessionID); err != nil {
+		t.Fatalf("Restore() error = %v", err)
+	}
+	sbFile := filepath.Join(w.sbHome, ".claude", "projects", layout.Dir(w.sbDir), sessionID+".jsonl")
+	if got, want := read(t, sbFile), session(w.sbDir); got != want {
+		t.Errorf("restored file =\n%s\nwant it in this run's directory\n%s", got, want)
+	}
+}

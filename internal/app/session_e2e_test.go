@@ -1,0 +1,107 @@
+package app
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
+)
+
+// TestDockerSessionOutlivesContainer runs claude in a container, then resumes its session in
+// a new container of a second run, then forks it in a third: the session was saved to the
+// host, carried into each new sandbox, and the model sees the earlier turns every time.
+func TestDockerSessionOutlivesContainer(t *testing.T) {
+	a := newDockerAction(t,
+		testkit.Text("Noted. "+signal),
+		testkit.Text("It was PELICAN. "+signal),
+		testkit.Text("Forked: PELICAN. "+signal),
+	)
+	a.input("prompt", "Remember the word PELICAN, then print "+signal)
+	_, first := a.runWant(0)
+	id, file := first["session-id"], first["session-file"]
+	if id == "" || !strings.HasPrefix(file, a.home+"/.claude/projects/") || !strings.HasSuffix(file, "/"+id+".jsonl") {
+		t.Fatalf("session-id %q, session-file %q; want the session saved in claude's store under HOME %s", id, file, a.home)
+	}
+	saved := readFile(t, file)
+	if !strings.Contains(saved, "PELICAN") || !strings.Contains(saved, `"cwd":"`+a.dir+`"`) {
+		t.Errorf("saved session lacks the prompt or the run's directory %s:\n%.2000s", a.dir, saved)
+	}
+
+	a.input("prompt", "Which word did I ask you to remember? Then print "+signal)
+	a.input("resume-session", id)
+	_, second := a.runWant(0)
+	if got := second["session-id"]; got != id {
+		t.Errorf("resumed run session-id = %q, want %q continued", got, id)
+	}
+	if tr := a.model.Requests()[1].Transcript(); !strings.Contains(tr, "Remember the word PELICAN") || !strings.Contains(tr, "assistant: Noted.") {
+		t.Errorf("the resumed request does not carry the first run's turns:\n%s", tr)
+	}
+	resumed := readFile(t, file)
+	if !strings.HasPrefix(resumed, saved) || !strings.Contains(resumed, "Which word") {
+		t.Errorf("the saved session was not extended by the resumed run")
+	}
+
+	a.input("prompt", "Fork: which word? Then print "+signal)
+	a.input("fork-session", "true")
+	_, third := a.runWant(0)
+	forked := third["session-id"]
+	if forked == "" || forked == id {
+		t.Errorf("forked run session-id = %q, want a new one beside %q", forked, id)
+	}
+	if tr := a.model.Requests()[2].Transcript(); !strings.Contains(tr, "Which word did I ask") {
+		t.Errorf("the forked request does not carry the parent's turns:\n%s", tr)
+	}
+	if got := readFile(t, file); got != resumed {
+		t.Errorf("forking changed the parent session file")
+	}
+	if _, err := os.Stat(third["session-file"]); err != nil {
+		t.Errorf("forked session-file: %v", err)
+	}
+}
+
+// TestDockerStructuredOutputRetryResumesSession: the retry resumes the session inside the
+// same container, and the model sees the first answer and the problem with it.
+func TestDockerStructuredOutputRetryResumesSession(t *testing.T) {
+	a := newDockerAction(t,
+		testkit.Text(`<result>{"summary": "all good", "score": "high"}</result>`),
+		testkit.Text(`<result>{"summary": "all good", "score": 9}</result>`),
+	)
+	a.input("prompt", "Review the repo and answer inside <result> tags as JSON. Remember the word PELICAN.")
+	a.input("output-tag", "result")
+	a.input("output-schema", schema)
+	a.input("output-max-retries", "1")
+	_, out := a.runWant(0)
+	if got, want := out["output"], `{"summary":"all good","score":9}`; got != want {
+		t.Errorf("output = %s, want %s", got, want)
+	}
+	reqs := a.model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("model saw %d requests, want 2", len(reqs))
+	}
+	for _, want := range []string{"PELICAN", `"high"`, "/score"} {
+		if !strings.Contains(reqs[1].Transcript(), want) {
+			t.Errorf("the retry does not carry %q; transcript:\n%s", want, reqs[1].Transcript())
+		}
+	}
+	if out["session-file"] == "" {
+		t.Error("session-file is empty after a docker run with a session")
+	}
+}
+
+func TestResumeSessionMissingFailsBeforeStart(t *testing.T) {
+	t.Parallel()
+	a := newAction(t)
+	a.input("prompt", "hello")
+	a.input("resume-session", "5b0f8d3e-8c2a-4f1e-9d7b-2a6c1e0f4b93")
+	inv := a.run()
+	if inv.code != exitBadInput {
+		t.Fatalf("exit code %d, want %d", inv.code, exitBadInput)
+	}
+	if want := `input "resume-session": session 5b0f8d3e-8c2a-4f1e-9d7b-2a6c1e0f4b93 not found`; !strings.Contains(inv.output(), want) {
+		t.Errorf("output lacks %q:\n%s", want, inv.output())
+	}
+	if got := a.git("worktree", "list"); strings.Count(got, "\n") > 0 {
+		t.Errorf("worktrees after a refused run:\n%s", got)
+	}
+}
