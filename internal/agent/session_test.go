@@ -86,10 +86,10 @@ func TestRewriteCwd(t *testing.T) {
 func TestRecordedCwd(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"{\"type\":\"session\",\"cwd\":\"/a\"}\n{\"cwd\":\"/b\"}": "/a",
+		"{\"type\":\"session\",\"cwd\":\"/a\"}\n{\"cwd\":\"/b\"}":                   "/a",
 		"not json\n{\"text\":\"\\\"cwd\\\":\\\"/x\\\"\"}\n{\"p\":{\"cwd\":\"/c\"}}": "/c",
 		"{\"cwd\":1}": "",
-		"": "",
+		"":            "",
 	} {
 		if got := RecordedCwd([]byte(in)); got != want {
 			t.Errorf("RecordedCwd(%q) = %q, want %q", in, got, want)

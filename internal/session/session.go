@@ -133,7 +133,7 @@ func (c *Carrier) Restore(ctx context.Context, id string) error {
 	}
 	dst := path.Join(c.SandboxHome, c.Layout.Root, rel)
 	r, err := c.Sandbox.Exec(ctx, sandbox.Exec{
-		Argv:  []string{"sh", "-c", `mkdir -p -- "${1%/*}" && cat > "$1"`, "sh", dst},
+		Argv: []string{"sh", "-c", `mkdir -p -- "${1%/*}" && cat > "$1"`, "sh", dst},
 		// From the directory the session was made in, which may be an earlier run's worktree.
 		Stdin: string(agent.RewriteCwd(data, agent.RecordedCwd(data), c.Sandbox.RepoDir())),
 	})
