@@ -13,16 +13,19 @@
 #   4. go        golang:1.26-bookworm: the base plus this host's Go toolchain, so that the
 #                repository's Dockerfile builds here; rebuilt when the Go version or the base
 #                change, skipped when the host's Go is not 1.26
-#   5. claude    the pinned @anthropic-ai/claude-code from npm in the tools cache (shared with
-#                scripts/test.sh)
+#   5. clis      the pinned agent CLIs from npm in the tools cache (scripts/install-agents.sh,
+#                shared with scripts/test.sh)
 #   6. image     sandcastle-test:claude: the base plus the native claude binary and an agent user;
 #                rebuilt when the claude version, the agent ids or the base image change
+#   7. agents    sandcastle-test:agents: that image plus codex, opencode and copilot (their native
+#                binaries) and pi (with this host's node); rebuilt when a version or the image
+#                below changes
 #
 # These images stand in for Docker Hub's only in tests: GitHub's runner pulls the real ones when it
 # builds the action image.
 #
 # Environment:
-#   CLAUDE_CODE_VERSION   claude version in the test image (default 2.1.332)
+#   CLAUDE_CODE_VERSION…  agent CLI versions (defaults in scripts/agent-clis.env)
 #   AGENT_UID, AGENT_GID  ids of the image's agent user (default 1000)
 #   SANDCASTLE_TOOLS      tools cache (default ${XDG_CACHE_HOME:-$HOME/.cache}/sandcastle-test-tools)
 #   HOST_CA_BUNDLE        the CA bundle this host trusts (default /etc/ssl/certs/ca-certificates.crt)
@@ -30,7 +33,9 @@
 #   DOCKERD_WAIT_SECONDS  how long to wait for a started dockerd (default 60)
 set -Eeuo pipefail
 
-CLAUDE_CODE_VERSION="${CLAUDE_CODE_VERSION:-2.1.332}"
+here="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=agent-clis.env
+. "$here/agent-clis.env"
 AGENT_UID="${AGENT_UID:-1000}"
 AGENT_GID="${AGENT_GID:-1000}"
 DOCKERD_WAIT_SECONDS="${DOCKERD_WAIT_SECONDS:-60}"
@@ -39,6 +44,7 @@ BASE_IMAGE=debian:bookworm-slim
 GO_IMAGE=golang:1.26-bookworm
 GO_SERIES=go1.26
 CLAUDE_IMAGE=sandcastle-test:claude
+AGENTS_IMAGE=sandcastle-test:agents
 SUITE=bookworm
 INCLUDE=git,ca-certificates
 tools="${SANDCASTLE_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/sandcastle-test-tools}"
@@ -283,21 +289,14 @@ go_image() {
 	outcome="built ($version)"
 }
 
-claude_bin() {
-	local bin="$tools/node_modules/.bin/claude"
-	if [ "$("$bin" --version 2>/dev/null | cut -d' ' -f1)" = "$CLAUDE_CODE_VERSION" ]; then
-		outcome="present ($CLAUDE_CODE_VERSION)"
-	else
-		command -v npm >/dev/null || die "npm not found: install nodejs and npm to fetch @anthropic-ai/claude-code"
-		mkdir -p "$tools"
-		# The same command as scripts/test.sh, so both share one install.
-		run_logged "$logdir/provision-npm.log" npm install --prefix "$tools" --no-audit --no-fund \
-			--loglevel=error "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
-		outcome="installed $CLAUDE_CODE_VERSION"
-	fi
-	# bin is a symlink into the package, whose postinstall put the native executable there.
-	claude_real=$(readlink -f "$bin")
+clis() {
+	local bin
+	bin=$(SANDCASTLE_TOOLS="$tools" "$here/install-agents.sh" 2>"$logdir/provision-npm.log") ||
+		{ tail -n 20 "$logdir/provision-npm.log" >&2; die "installing the agent CLIs failed (full log: $logdir/provision-npm.log)"; }
+	# bin/claude is a symlink into the package, whose postinstall put the native executable there.
+	claude_real=$(readlink -f "$bin/claude")
 	[ -x "$claude_real" ] || die "$claude_real is not an executable"
+	outcome="claude $CLAUDE_CODE_VERSION, codex $CODEX_VERSION, pi $PI_VERSION, opencode $OPENCODE_VERSION, copilot $COPILOT_VERSION"
 }
 
 image() {
@@ -342,6 +341,46 @@ image() {
 	outcome="built (claude $CLAUDE_CODE_VERSION, agent $AGENT_UID:$AGENT_GID)"
 }
 
+# agents_image adds the other agent CLIs to the claude image. codex is a static binary, opencode
+# and copilot need only the glibc and libstdc++ the base has; pi is JavaScript and gets this
+# host's node (pi wants 20.6 or later).
+agents_image() {
+	local claude_id node want have old
+	claude_id=$(docker image inspect --format '{{.Id}}' "$CLAUDE_IMAGE")
+	node=$(command -v node) || die "node not found: pi needs it"
+	want="$CODEX_VERSION $PI_VERSION $OPENCODE_VERSION $COPILOT_VERSION $("$node" --version) $claude_id"
+	have=$(docker image inspect --format '{{index .Config.Labels "sandcastle.test.agents"}}' "$AGENTS_IMAGE" 2>/dev/null || true)
+	if [ "$have" = "$want" ]; then
+		outcome="up to date"
+		return
+	fi
+	old=$(docker image inspect --format '{{.Id}}' "$AGENTS_IMAGE" 2>/dev/null || true)
+	ctx=$(mktemp -d "${TMPDIR:-/tmp}/sandcastle-build.XXXXXX")
+	trap 'rm -rf "$ctx"' EXIT
+	local nm="$tools/node_modules"
+	mkdir -p "$ctx/bin"
+	for f in "$nm/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex" \
+		"$nm/opencode-linux-x64/bin/opencode" "$nm/@github/copilot-linux-x64/copilot" "$node"; do
+		[ -x "$f" ] || die "$f is not an executable"
+		ln "$f" "$ctx/bin/$(basename "$f")" 2>/dev/null || cp "$f" "$ctx/bin/"
+	done
+	cp -a "$tools/pi/node_modules" "$ctx/pi"
+	cat >"$ctx/Dockerfile" <<-EOF
+		FROM $CLAUDE_IMAGE
+		COPY bin/ /usr/local/bin/
+		COPY pi/ /opt/pi/node_modules/
+		RUN ln -s /opt/pi/node_modules/.bin/pi /usr/local/bin/pi
+	EOF
+	run_logged "$logdir/provision-build.log" docker build --quiet --force-rm \
+		--label "sandcastle.test.agents=$want" --tag "$AGENTS_IMAGE" "$ctx"
+	rm -rf "$ctx"
+	trap - EXIT
+	if [ -n "$old" ] && [ "$old" != "$(docker image inspect --format '{{.Id}}' "$AGENTS_IMAGE")" ]; then
+		docker image rm "$old" >/dev/null 2>&1 || true
+	fi
+	outcome="built (codex, pi, opencode, copilot)"
+}
+
 main() {
 	local start=$EPOCHREALTIME
 	current=setup
@@ -357,9 +396,10 @@ main() {
 	step engine engine
 	step base base
 	step go go_image
-	step claude claude_bin
+	step clis clis
 	step image image
-	printf 'provision: %-8s %-44s %6.1fs\n' total "$BASE_IMAGE + $GO_IMAGE + $CLAUDE_IMAGE" "$(elapsed "$start")"
+	step agents agents_image
+	printf 'provision: %-8s %-44s %6.1fs\n' total "$BASE_IMAGE + $GO_IMAGE + $CLAUDE_IMAGE + $AGENTS_IMAGE" "$(elapsed "$start")"
 }
 
 main "$@"

@@ -94,8 +94,15 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	// a worktree exists; the real names are filled in once the workspace knows them.
 	if pr, _, err := buildPrompt(cfg, "SOURCE_BRANCH", "TARGET_BRANCH"); err != nil {
 		errs = append(errs, err)
-	} else if o := cfg.Output; o != nil && !strings.Contains(pr.Text(), "<"+o.Tag+">") {
-		errs = append(errs, fmt.Errorf("input \"output-tag\": the prompt never mentions <%s>; tell the agent to answer inside <%s>...</%s>", o.Tag, o.Tag, o.Tag))
+	} else {
+		if o := cfg.Output; o != nil && !strings.Contains(pr.Text(), "<"+o.Tag+">") {
+			errs = append(errs, fmt.Errorf("input \"output-tag\": the prompt never mentions <%s>; tell the agent to answer inside <%s>...</%s>", o.Tag, o.Tag, o.Tag))
+		}
+		// Only the literal text is known now; a prompt that its commands make too long fails
+		// when the agent starts.
+		if max := p.agentMaxPrompt(); max > 0 && pr.LiteralLen() > max {
+			errs = append(errs, fmt.Errorf("input %q: %w", promptInput(cfg), &agent.PromptTooLongError{Agent: cfg.Agent, Size: pr.LiteralLen(), Max: max}))
+		}
 	}
 	var names []string
 	if p.agent != nil {
@@ -134,6 +141,21 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 		}
 	}
 	return p, nil
+}
+
+func (p *plan) agentMaxPrompt() int {
+	if p.agent == nil {
+		return 0
+	}
+	return p.agent.MaxPromptBytes()
+}
+
+// promptInput names the input the prompt came from.
+func promptInput(cfg inputs.Config) string {
+	if cfg.PromptFile != "" {
+		return inputs.InputPromptFile
+	}
+	return inputs.InputPrompt
 }
 
 // credentialsSet checks that the agent can log in inside the sandbox, where no login of this

@@ -96,6 +96,18 @@ func (p *Prompt) Text() string {
 	return b.String()
 }
 
+// LiteralLen is the size in bytes of the prompt outside its command blocks: the least the
+// expanded prompt can be, known before any command runs.
+func (p *Prompt) LiteralLen() int {
+	n := 0
+	for _, s := range p.segments {
+		if !s.command {
+			n += len(s.text)
+		}
+	}
+	return n
+}
+
 // Commands returns the bodies of the command blocks after substitution, in order.
 func (p *Prompt) Commands() []string {
 	var cmds []string

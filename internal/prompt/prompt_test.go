@@ -327,3 +327,17 @@ func TestTextForOutputTagCheck(t *testing.T) {
 		t.Errorf("Text() = %q, want it to contain <result>", p.Text())
 	}
 }
+
+func TestLiteralLen(t *testing.T) {
+	t.Parallel()
+	p, _, err := Template("ab !`echo {{X}}` cd {{X}}", map[string]string{"X": "xyz"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.LiteralLen(), len("ab  cd xyz"); got != want {
+		t.Errorf("LiteralLen() = %d, want %d (substituted text, commands left out)", got, want)
+	}
+	if got, want := Inline("!`rm -rf /`").LiteralLen(), len("!`rm -rf /`"); got != want {
+		t.Errorf("Inline LiteralLen() = %d, want %d (an inline prompt has no commands)", got, want)
+	}
+}

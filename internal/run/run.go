@@ -336,14 +336,15 @@ func keepLast(lines []string, line string, n int) []string {
 	return append(lines, line)
 }
 
-// failureDetail prefers what the CLI said on stderr, then its own error report, then its last
-// unparsed output lines.
+// failureDetail prefers the agent's own error report, then what the CLI said on stderr (which
+// for some CLIs is mostly progress noise), then its last reported error, then its last unparsed
+// output lines.
 func failureDetail(stderr string, tr *transcript, lines []string) string {
-	if s := strings.TrimSpace(stderr); s != "" {
-		return lastLines(s, 20)
-	}
 	if tr.isError && strings.TrimSpace(tr.result) != "" {
 		return strings.TrimSpace(tr.result)
+	}
+	if s := strings.TrimSpace(stderr); s != "" {
+		return lastLines(s, 20)
 	}
 	if s := strings.TrimSpace(tr.lastError); s != "" {
 		return s

@@ -251,6 +251,10 @@ func TestLoopAgentError(t *testing.T) {
 		{"stderr_first", func(_ context.Context, e sandbox.Exec) (sandbox.Result, error) {
 			return sandbox.Result{ExitCode: 2, Stderr: "boom\n"}, nil
 		}, "exited with code 2: boom"},
+		{"error_result_over_stderr_noise", func(_ context.Context, e sandbox.Exec) (sandbox.Result, error) {
+			e.OnLine([]byte(resultLine("Invalid API key", true)))
+			return sandbox.Result{ExitCode: 1, Stderr: "Reading prompt from stdin...\n"}, nil
+		}, "exited with code 1: Invalid API key"},
 		{"signal_kill", func(_ context.Context, e sandbox.Exec) (sandbox.Result, error) {
 			e.OnLine([]byte("not json"))
 			return sandbox.Result{ExitCode: 137, Signaled: true}, nil

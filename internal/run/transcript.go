@@ -47,8 +47,10 @@ func (t *transcript) add(ev agent.Event) {
 		t.keepText(ev.Text)
 		t.scan(ev.Text)
 	case agent.EventResult:
+		// The last result wins, an error's too: an agent that retries after a failed request
+		// (pi) reports the failure and then, having recovered, its answer.
 		t.result = ev.Text
-		t.isError = t.isError || ev.IsError
+		t.isError = ev.IsError
 		if !ev.IsError {
 			t.scan(ev.Text)
 		}

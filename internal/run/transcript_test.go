@@ -88,3 +88,17 @@ func TestTranscriptUsageAddsUp(t *testing.T) {
 		t.Errorf("usage = %+v (has %t), want %+v", tr.usage, tr.hasUsage, want)
 	}
 }
+
+func TestTranscriptRecoversFromAnErrorResult(t *testing.T) {
+	t.Parallel()
+	tr := newTranscript(nil)
+	tr.add(agent.Event{Kind: agent.EventResult, Text: "overloaded", IsError: true})
+	if !tr.isError {
+		t.Fatal("isError = false after an error result")
+	}
+	// pi retries a failed request and then answers: the run succeeded.
+	tr.add(agent.Event{Kind: agent.EventResult, Text: "the answer"})
+	if tr.isError || tr.final() != "the answer" {
+		t.Errorf("after a later answer: isError %t, final %q; want no error and the answer", tr.isError, tr.final())
+	}
+}
