@@ -3,16 +3,10 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 func TestClaudeCommand(t *testing.T) {
@@ -23,13 +17,7 @@ func TestClaudeCommand(t *testing.T) {
 	argv := func(parts ...[]string) []string { return slices.Concat(parts...) }
 	sandboxEnv := map[string]string{"IS_SANDBOX": "1"}
 
-	tests := []struct {
-		name    string
-		req     Request
-		argv    []string
-		env     map[string]string
-		wantErr string // substring; "" = success
-	}{
+	checkCommands(t, ClaudeCode{}, []commandCase{
 		{
 			name: "defaults",
 			req:  Request{Prompt: "fix it"},
@@ -78,44 +66,11 @@ func TestClaudeCommand(t *testing.T) {
 		{name: "model_looking_like_a_flag", req: Request{Model: "-x"}, wantErr: `model "-x" must not start`},
 		{name: "session_with_newline", req: Request{ResumeSession: "a\nb"}, wantErr: "is not valid"},
 		{name: "model_with_newline", req: Request{Model: "a\nb"}, wantErr: "control characters"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cmd, err := ClaudeCode{}.Command(tt.req)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Command() error = %v, want one containing %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("Command() error = %v", err)
-			}
-			if !slices.Equal(cmd.Argv, tt.argv) {
-				t.Errorf("Argv =\n  %q\nwant\n  %q", cmd.Argv, tt.argv)
-			}
-			if got, want := cmd.Stdin, tt.req.Prompt; got != want {
-				t.Errorf("Stdin = %q, want the prompt %q", got, want)
-			}
-			if got, want := fmt.Sprint(cmd.Env), fmt.Sprint(tt.env); got != want {
-				t.Errorf("Env = %s, want %s", got, want)
-			}
-		})
-	}
+	})
 }
 
 func TestClaudeCommandPromptNeverInArgv(t *testing.T) {
-	prompt := "line one\n--dangerously-skip-permissions\n$(rm -rf /) 'quoted'"
-	cmd, err := ClaudeCode{}.Command(Request{Prompt: prompt, PermissionMode: "plan"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if slices.Contains(cmd.Argv, "--dangerously-skip-permissions") || slices.Contains(cmd.Argv, prompt) {
-		t.Errorf("Argv = %q carries the prompt", cmd.Argv)
-	}
-	if got, want := cmd.Stdin, prompt; got != want {
-		t.Errorf("Stdin = %q, want %q", got, want)
-	}
+	checkPromptOnStdin(t, ClaudeCode{}, Request{PermissionMode: "plan"})
 }
 
 func TestClaudeProviderFacts(t *testing.T) {
@@ -142,22 +97,7 @@ func TestClaudeProviderFacts(t *testing.T) {
 			t.Errorf("EnvNames() passes %s into the sandbox", name)
 		}
 	}
-	// Every advertised effort and mode is accepted by Command.
-	for _, e := range c.Efforts() {
-		if _, err := c.Command(Request{Effort: e}); err != nil {
-			t.Errorf("Command(effort %q) = %v", e, err)
-		}
-	}
-	for _, m := range c.PermissionModes() {
-		if _, err := c.Command(Request{PermissionMode: m}); err != nil {
-			t.Errorf("Command(permission mode %q) = %v", m, err)
-		}
-	}
-	// The slices are the caller's: changing one must not change the next.
-	c.Efforts()[0] = "changed"
-	if got := c.Efforts()[0]; got != "low" {
-		t.Errorf("Efforts()[0] = %q after a caller changed its copy", got)
-	}
+	checkProviderLists(t, c)
 }
 
 func TestClaudeParse(t *testing.T) {
@@ -300,21 +240,11 @@ var claudeStreams = []string{
 }
 
 func TestClaudeParseGolden(t *testing.T) {
-	for _, name := range claudeStreams {
-		t.Run(strings.TrimSuffix(name, ".jsonl"), func(t *testing.T) {
-			var b strings.Builder
-			for n, line := range readLines(t, name) {
-				for _, ev := range (ClaudeCode{}).Parse(line, nil) {
-					fmt.Fprintf(&b, "%2d  %s\n", n+1, formatEvent(ev))
-				}
-			}
-			checkGolden(t, strings.TrimSuffix(name, ".jsonl")+".events.golden", b.String())
-		})
-	}
+	checkParseGolden(t, ClaudeCode{}, claudeStreams)
 }
 
 func TestClaudeParseRealCapture(t *testing.T) {
-	events := parseFile(t, "claude-code-2.1.328-real.jsonl")
+	events := parseFile(t, ClaudeCode{}, "claude-code-2.1.328-real.jsonl")
 	final := "Done. <result>{\"summary\": \"added a note\", \"score\": 7}</result>\n<promise>COMPLETE</promise>"
 	want := []Event{
 		{Kind: EventSession, SessionID: "e67eb2d6-2b19-4189-9fd9-8be802421262"},
@@ -329,7 +259,7 @@ func TestClaudeParseRealCapture(t *testing.T) {
 }
 
 func TestClaudeParseReconstructedStream(t *testing.T) {
-	events := parseFile(t, "claude-code-stream.jsonl")
+	events := parseFile(t, ClaudeCode{}, "claude-code-stream.jsonl")
 	var tools []string
 	last := map[EventKind]Event{}
 	texts := 0
@@ -368,7 +298,7 @@ func TestClaudeParseReconstructedStream(t *testing.T) {
 }
 
 func TestClaudeParseErrorStream(t *testing.T) {
-	events := parseFile(t, "claude-code-error-stream.jsonl")
+	events := parseFile(t, ClaudeCode{}, "claude-code-error-stream.jsonl")
 	want := []Event{
 		{Kind: EventSession, SessionID: "c3d4e5f6-0718-4293-a4b5-c6d7e8f90a1b"},
 		{Kind: EventText, Text: "Invalid API key · Please run /login"},
@@ -382,45 +312,12 @@ func TestClaudeParseErrorStream(t *testing.T) {
 
 // FuzzClaudeParse checks that no input panics and that every event is well formed.
 func FuzzClaudeParse(f *testing.F) {
-	for _, name := range append(slices.Clone(claudeStreams), "claude-code-session.jsonl") {
-		data, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		for line := range bytes.Lines(data) {
-			f.Add(bytes.TrimRight(line, "\n"))
-		}
-	}
+	addFuzzLines(f, append(slices.Clone(claudeStreams), "claude-code-session.jsonl")...)
 	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"a\u0000\nb"}}]}}`))
 	f.Add([]byte(`{"type":"result","subtype":"error_max_turns","errors":[1,null,"x"],"usage":{"input_tokens":1e400}}`))
 	f.Add([]byte(`{"type":"assistant","message":{"content":"plain"}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		for _, ev := range (ClaudeCode{}).Parse(line, nil) {
-			switch ev.Kind {
-			case EventSession:
-				if ev.SessionID == "" {
-					t.Errorf("empty session id from %q", line)
-				}
-			case EventText:
-				if ev.Text == "" {
-					t.Errorf("empty text from %q", line)
-				}
-			case EventToolCall:
-				if ev.Tool == "" {
-					t.Errorf("tool call without a name from %q", line)
-				}
-				if strings.ContainsAny(ev.Args, "\n\r") || utf8.RuneCountInString(ev.Args) > maxArgs+1 {
-					t.Errorf("args %q are not one bounded line", ev.Args)
-				}
-			case EventResult:
-				if ev.IsError && ev.Text == "" {
-					t.Errorf("error result without text from %q", line)
-				}
-			case EventUsage:
-			default:
-				t.Errorf("unknown event kind %d from %q", ev.Kind, line)
-			}
-		}
+		checkEventsWellFormed(t, line, ClaudeCode{}.Parse(line, nil))
 	})
 }
 
@@ -463,80 +360,5 @@ func BenchmarkClaudeParse(b *testing.B) {
 		[]byte(`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"`+big+`","is_error":false}]},"parent_tool_use_id":null,"session_id":"s"}`),
 		[]byte(`{"type":"assistant","message":{"id":"m","type":"message","role":"assistant","model":"claude-opus-4-8","content":[{"type":"tool_use","id":"t","name":"Write","input":{"file_path":"/home/agent/workspace/f.go","content":"`+big+`"}}],"usage":{"input_tokens":6}},"parent_tool_use_id":null,"session_id":"s"}`),
 	)
-	var lines [][]byte
-	size := 0
-	for size < 4<<20 {
-		for _, l := range unit {
-			lines = append(lines, l)
-			size += len(l) + 1
-		}
-	}
-	b.SetBytes(int64(size))
-	b.ReportAllocs()
-	var c ClaudeCode
-	var events []Event
-	b.ResetTimer()
-	for b.Loop() {
-		for _, l := range lines {
-			events = c.Parse(l, events[:0])
-		}
-	}
-}
-
-func parseFile(t *testing.T, name string) []Event {
-	t.Helper()
-	var events []Event
-	for _, line := range readLines(t, name) {
-		events = ClaudeCode{}.Parse(line, events)
-	}
-	return events
-}
-
-func readLines(tb testing.TB, name string) [][]byte {
-	tb.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var lines [][]byte
-	for line := range bytes.Lines(data) {
-		lines = append(lines, bytes.TrimRight(line, "\n"))
-	}
-	return lines
-}
-
-// formatEvent renders an event on one line for goldens and failure messages.
-func formatEvent(ev Event) string {
-	switch ev.Kind {
-	case EventSession:
-		return "session " + ev.SessionID
-	case EventText:
-		return "text " + strconv.Quote(ev.Text)
-	case EventToolCall:
-		return "tool " + ev.Tool + " " + strconv.Quote(ev.Args)
-	case EventResult:
-		if ev.IsError {
-			return "result error " + strconv.Quote(ev.Text)
-		}
-		return "result " + strconv.Quote(ev.Text)
-	case EventUsage:
-		u := ev.Usage
-		return fmt.Sprintf("usage input=%d output=%d cache_read=%d cache_creation=%d cost_usd=%g",
-			u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheCreationTokens, u.CostUSD)
-	}
-	return fmt.Sprintf("unknown %+v", ev)
-}
-
-func formatEvents(events []Event) string {
-	parts := make([]string, len(events))
-	for i, ev := range events {
-		parts[i] = formatEvent(ev)
-	}
-	return strings.Join(parts, " | ")
-}
-
-// checkGolden compares got with testdata/name; UPDATE_GOLDEN=1 rewrites the file instead.
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	testkit.Golden(t, filepath.Join("testdata", name), []byte(got))
+	benchmarkParse(b, ClaudeCode{}, unit)
 }

@@ -101,9 +101,9 @@ func toolArgs(tool string, input rawJSON) string {
 // of preference. The spellings differ between CLIs (file_path, filePath, path).
 func toolFields(tool string) []string {
 	switch tool {
-	case "bash", "shell":
+	case "bash", "shell", "run_terminal_cmd":
 		return []string{"command", "cmd"}
-	case "read", "view", "edit", "multiedit", "write", "create":
+	case "read", "view", "edit", "multiedit", "write", "create", "delete":
 		return []string{"file_path", "filePath", "path"}
 	case "notebookedit":
 		return []string{"notebook_path"}
@@ -113,8 +113,8 @@ func toolFields(tool string) []string {
 		return []string{"url"}
 	case "agent", "task":
 		return []string{"description"}
-	case "grep", "glob":
-		return []string{"pattern"}
+	case "grep", "glob", "find":
+		return []string{"pattern", "globPattern"}
 	case "ls":
 		return []string{"path"}
 	}

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"unicode/utf8"
 )
 
@@ -134,4 +135,43 @@ func skipValue(b []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// stringField returns the string value of key in the JSON object obj, or "" when obj has no
+// such string.
+func stringField(obj []byte, key string) string {
+	v, ok := objectField(obj, key)
+	if !ok {
+		return ""
+	}
+	s, _ := jsonString(v)
+	return s
+}
+
+// lineType returns the top-level "type" string of a JSON Lines event, or "" when line is not an
+// object with one. A scan, not a decode: it lets a parser skip the many lines it has no use for
+// (tool output, lifecycle chatter) without decoding them, and unlike a search for a quoted token
+// it cannot be fooled by a "type" nested in a value.
+func lineType(line []byte) string { return stringField(line, "type") }
+
+// decodeLine decodes one JSON line into v and reports whether v is worth reading: a line that is
+// not JSON is not, while a field of an unexpected type only leaves that field unset (encoding/json
+// goes on with the rest), so the line still counts.
+func decodeLine(line []byte, v any) bool {
+	err := json.Unmarshal(line, v)
+	if err == nil {
+		return true
+	}
+	_, ok := errors.AsType[*json.UnmarshalTypeError](err)
+	return ok
+}
+
+// decodeObject decodes raw into v when raw is a JSON object, and reports whether it was one; a
+// count of an unexpected type stays zero.
+func decodeObject(raw []byte, v any) bool {
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	_ = json.Unmarshal(raw, v)
+	return true
 }

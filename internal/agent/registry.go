@@ -11,6 +11,11 @@ import (
 func builtins() []Provider {
 	return []Provider{
 		ClaudeCode{},
+		Codex{},
+		Copilot{},
+		Cursor{},
+		OpenCode{},
+		Pi{},
 	}
 }
 

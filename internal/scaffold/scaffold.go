@@ -41,17 +41,61 @@ func (e *ExistError) Error() string {
 
 func (e *ExistError) Unwrap() error { return fs.ErrExist }
 
-// agentFiles is what differs between agents.
-type agentFiles struct {
-	dockerfile string // template under templates/
-	envExample string // template under templates/
-	secret     string // the credential the workflow passes from the repository's secrets
+// agentImage is what differs between agents: how the image gets the CLI, and its credentials.
+type agentImage struct {
+	Label       string // the CLI's name in comments
+	Base        string // the image the Dockerfile starts from
+	AptNode     bool   // install Debian's nodejs and npm, for an npm package that runs on them
+	Package     string // the npm package of the CLI; "" when Tarball is used
+	Version     string // its pinned version
+	Tarball     string // a pinned release archive of the CLI, for one not on npm
+	Program     string // the command the archive's CLI is linked as
+	Secret      string // the credential the workflow passes from the repository's secrets
+	Credentials []string
+	Notes       []string // comment lines for .env.example
 }
 
-// agents returns the agents Write knows. Adding one is an entry here and its two templates.
-func agents() map[string]agentFiles {
-	return map[string]agentFiles{
-		"claude-code": {dockerfile: "claude-code.Dockerfile", envExample: "claude-code.env.example", secret: "ANTHROPIC_API_KEY"},
+// agents returns the agents Write knows. Adding one is an entry here.
+func agents() map[string]agentImage {
+	return map[string]agentImage{
+		"claude-code": {
+			Label: "Claude Code", Base: BaseImage, AptNode: true,
+			Package: "@anthropic-ai/claude-code", Version: ClaudeCodeVersion,
+			Secret: "ANTHROPIC_API_KEY", Credentials: []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"},
+			Notes: []string{"CLAUDE_CODE_OAUTH_TOKEN is a subscription token from `claude setup-token`."},
+		},
+		"codex": {
+			Label: "Codex", Base: BaseImage, AptNode: true,
+			Package: "@openai/codex", Version: CodexVersion,
+			Secret: "CODEX_API_KEY", Credentials: []string{"CODEX_API_KEY"},
+			Notes:  []string{"codex exec logs in with CODEX_API_KEY (an OpenAI API key); it ignores OPENAI_API_KEY."},
+		},
+		"pi": {
+			Label: "Pi", Base: NodeImage,
+			Package: "@mariozechner/pi-coding-agent", Version: PiVersion,
+			Secret: "ANTHROPIC_API_KEY", Credentials: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"},
+			Notes: []string{"pi uses the provider of the model input; set that provider's key."},
+		},
+		"opencode": {
+			Label: "OpenCode", Base: NodeImage,
+			Package: "opencode-ai", Version: OpenCodeVersion,
+			Secret: "ANTHROPIC_API_KEY", Credentials: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENCODE_API_KEY"},
+			Notes: []string{"opencode uses the provider of the model input (provider/model); set that provider's key."},
+		},
+		"cursor": {
+			Label: "Cursor", Base: BaseImage,
+			Tarball: "https://downloads.cursor.com/lab/" + CursorVersion + "/linux/x64/agent-cli-package.tar.gz", Program: "agent",
+			Secret: "CURSOR_API_KEY", Credentials: []string{"CURSOR_API_KEY"},
+		},
+		"copilot": {
+			Label: "GitHub Copilot CLI", Base: NodeImage,
+			Package: "@github/copilot", Version: CopilotVersion,
+			Secret: "COPILOT_GITHUB_TOKEN", Credentials: []string{"COPILOT_GITHUB_TOKEN"},
+			Notes: []string{
+				"A fine-grained token with the Copilot Requests permission. The job's GITHUB_TOKEN cannot",
+				"make Copilot requests, and GH_TOKEN and GITHUB_TOKEN never reach the agent.",
+			},
+		},
 	}
 }
 
@@ -137,14 +181,15 @@ func render(agent string) ([]file, error) {
 		return nil, fmt.Errorf("scaffold for agent %q: unknown agent; valid agents are %s", agent, strings.Join(Agents(), ", "))
 	}
 	data := struct {
-		ClaudeCodeVersion, BaseImage, ActionRef, CheckoutRef, Secret string
-	}{ClaudeCodeVersion, BaseImage, ActionRef, CheckoutRef, a.secret}
+		agentImage
+		Agent, ActionRef, CheckoutRef string
+	}{a, agent, ActionRef, CheckoutRef}
 
 	sources := []struct{ path, template string }{
-		{".sandcastle/Dockerfile", a.dockerfile},
+		{".sandcastle/Dockerfile", "Dockerfile"},
 		{".sandcastle/prompt.md", "prompt.md"},
 		{".sandcastle/.gitignore", "gitignore"},
-		{".sandcastle/.env.example", a.envExample},
+		{".sandcastle/.env.example", "env.example"},
 		{".github/workflows/sandcastle.yml", "sandcastle.yml"},
 	}
 	files := make([]file, 0, len(sources))

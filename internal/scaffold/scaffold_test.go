@@ -266,8 +266,8 @@ func TestAgentsMatchAgentRegistry(t *testing.T) {
 				t.Errorf("%s: .env.example sets %s, which the agent does not read (%q)", name, key, p.EnvNames())
 			}
 		}
-		if a := agents()[name]; !slices.Contains(p.EnvNames(), a.secret) {
-			t.Errorf("%s: the workflow passes %s, which the agent does not read", name, a.secret)
+		if a := agents()[name]; !slices.Contains(p.EnvNames(), a.Secret) {
+			t.Errorf("%s: the workflow passes %s, which the agent does not read", name, a.Secret)
 		}
 	}
 }
@@ -405,4 +405,31 @@ func readTree(t *testing.T, dir string) map[string]string {
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got)
+}
+
+// The tests run the CLI versions that init scaffolds: scripts/agent-clis.env, which installs
+// them for the tests and the test images, must pin the same ones.
+func TestPinsMatchTestedVersions(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../scripts/agent-clis.env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
+			env[k] = v
+		}
+	}
+	for k, want := range map[string]string{
+		"CLAUDE_CODE_VERSION": ClaudeCodeVersion,
+		"CODEX_VERSION":       CodexVersion,
+		"PI_VERSION":          PiVersion,
+		"OPENCODE_VERSION":    OpenCodeVersion,
+		"COPILOT_VERSION":     CopilotVersion,
+	} {
+		if got := env[k]; got != want {
+			t.Errorf("scripts/agent-clis.env %s = %q, scaffold pins %q", k, got, want)
+		}
+	}
 }
