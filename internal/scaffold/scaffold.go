@@ -68,7 +68,7 @@ func agents() map[string]agentImage {
 			Label: "Codex", Base: BaseImage, AptNode: true,
 			Package: "@openai/codex", Version: CodexVersion,
 			Secret: "CODEX_API_KEY", Credentials: []string{"CODEX_API_KEY"},
-			Notes:  []string{"codex exec logs in with CODEX_API_KEY (an OpenAI API key); it ignores OPENAI_API_KEY."},
+			Notes: []string{"codex exec logs in with CODEX_API_KEY (an OpenAI API key); it ignores OPENAI_API_KEY."},
 		},
 		"pi": {
 			Label: "Pi", Base: NodeImage,
