@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strings"
 )
 
@@ -181,11 +180,8 @@ func (ClaudeCode) Parse(line []byte, dst []Event) []Event {
 		return dst
 	}
 	var l claudeLine
-	if err := json.Unmarshal(line, &l); err != nil {
-		// A field of an unexpected type leaves just that field unset; keep the rest.
-		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); !ok {
-			return dst
-		}
+	if !decodeLine(line, &l) {
+		return dst
 	}
 	switch l.Type {
 	case "system":

@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strings"
 )
 
@@ -146,10 +145,8 @@ func (Codex) Parse(line []byte, dst []Event) []Event {
 		return dst
 	}
 	var l codexLine
-	if err := json.Unmarshal(line, &l); err != nil {
-		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); !ok {
-			return dst
-		}
+	if !decodeLine(line, &l) {
+		return dst
 	}
 	switch l.Type {
 	case "thread.started":

@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -191,10 +190,8 @@ func (Pi) Parse(line []byte, dst []Event) []Event {
 		return dst
 	}
 	var l piLine
-	if err := json.Unmarshal(line, &l); err != nil {
-		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); !ok {
-			return dst
-		}
+	if !decodeLine(line, &l) {
+		return dst
 	}
 	switch l.Type {
 	case "session":
@@ -294,10 +291,8 @@ func piAssistant(raw []byte) (piMessage, bool) {
 		return piMessage{}, false
 	}
 	var m piMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); !ok {
-			return piMessage{}, false
-		}
+	if !decodeLine(raw, &m) {
+		return piMessage{}, false
 	}
 	return m, true
 }
