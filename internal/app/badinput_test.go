@@ -64,6 +64,13 @@ func TestBadInput(t *testing.T) {
 			gitRun(t, e, dir, "checkout", "-q", "--detach")
 		}, []string{"merge-to-head", "detached"}},
 		{"agent_cli_missing", []string{"--prompt", "hi"}, nil, []string{"claude", "PATH"}},
+		{"effort_the_agent_does_not_take", []string{"--prompt", "hi", "--agent", "pi", "--effort", "max"}, nil, []string{`"effort"`, `agent "pi" does not accept effort "max"`, "xhigh"}},
+		{"codex_without_credentials", []string{"--prompt", "hi", "--agent", "codex", "--sandbox", "docker", "--container-uid", "1000", "--container-gid", "1000"}, nil, []string{`"agent"`, "codex needs one of CODEX_API_KEY"}},
+		{"resume_with_agent_without_sessions", []string{"--prompt", "hi", "--agent", "cursor", "--resume-session", "abc"}, nil, []string{`"resume-session"`, "one of: claude-code, codex, pi"}},
+		{"resume_session_not_saved", []string{"--prompt", "hi", "--resume-session", "5b0f8d3e-8c2a-4f1e-9d7b-2a6c1e0f4b93"}, nil, []string{`"resume-session"`, "not found", ".claude/projects"}},
+		{"resume_session_id_not_an_id", []string{"--prompt", "hi", "--resume-session", "../../etc/passwd"}, nil, []string{`"resume-session"`, "not valid"}},
+		{"fork_without_resume", []string{"--prompt", "hi", "--fork-session"}, nil, []string{`"fork-session"`, "resume-session"}},
+		{"prompt_too_long_for_argv", []string{"--prompt-file", "p.md", "--agent", "cursor"}, writePrompt(strings.Repeat("x", 130<<10)), []string{`"prompt-file"`, "cursor takes the prompt as a command-line argument", "133120 bytes", "claude-code, codex, copilot, opencode, pi"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,20 +1,18 @@
 package testkit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"path"
-	"sync"
+	"strings"
 	"testing"
 )
 
-// Token counts every scripted reply reports, so a test can predict the usage in the CLI's result
-// line: n main replies report n times these.
+// Token counts every scripted reply reports, so a test can predict the usage the CLI prints: n
+// main replies report n times these. The OpenAI stand-in reports the same amounts in that API's
+// terms (see NewOpenAI).
 const (
 	InputTokensPerReply         = 100
 	OutputTokensPerReply        = 20
@@ -22,40 +20,26 @@ const (
 	CacheCreationTokensPerReply = 10
 )
 
-// FakeAPIKey is the API key Env hands the CLI; the stand-in accepts any key.
+// FakeAPIKey is the API key Env hands the CLI, for either stand-in; neither checks it. It is long
+// and unique because some CLIs redact their key's value from everything they print.
 const FakeAPIKey = "sk-ant-testkit-not-a-real-key"
 
 // Anthropic is a scripted stand-in for the Anthropic Messages API on 127.0.0.1. Each main
-// request (one that offers tools, i.e. a turn of the agent's conversation) is answered by the next
-// Step of the script; everything else the CLI asks is answered without consuming a step.
+// request (one that offers tools, i.e. a turn of the agent's conversation) is answered by the
+// next Step of the script; everything else the CLI asks is answered without consuming a step.
 type Anthropic struct {
-	t     testing.TB
-	srv   *httptest.Server
-	steps []Step
-	done  chan struct{} // closed at cleanup so hanging handlers return and the server can close
-
-	mu       sync.Mutex
-	requests []Request
-	changed  chan struct{} // closed and replaced each time requests grows
+	sc *script
 }
 
 // NewAnthropic starts the stand-in with its script. It stops when the test ends; by then every
 // step must have been used, unless the test has already failed.
 func NewAnthropic(t testing.TB, steps ...Step) *Anthropic {
 	t.Helper()
-	a := &Anthropic{
-		t:       t,
-		steps:   steps,
-		done:    make(chan struct{}),
-		changed: make(chan struct{}),
-	}
-	a.srv = httptest.NewServer(http.HandlerFunc(a.serve))
-	t.Cleanup(a.close)
-	return a
+	return &Anthropic{sc: startScript(t, anthropicAPI{}, steps)}
 }
 
 // URL is the server's base URL, the value for ANTHROPIC_BASE_URL.
-func (a *Anthropic) URL() string { return a.srv.URL }
+func (a *Anthropic) URL() string { return a.sc.srv.URL }
 
 // Env returns the variables that point claude at the stand-in and keep it hermetic and quiet
 // offline, for a CLI whose home directory is home (a POSIX path, which may be inside a
@@ -81,137 +65,73 @@ func (a *Anthropic) Env(home string) map[string]string {
 }
 
 // Requests returns the main requests received so far, in order.
-func (a *Anthropic) Requests() []Request {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]Request(nil), a.requests...)
-}
+func (a *Anthropic) Requests() []Request { return a.sc.recorded() }
 
 // WaitRequests blocks until at least n main requests have arrived (the nth may still be being
 // answered, or hanging), or ctx ends.
-func (a *Anthropic) WaitRequests(ctx context.Context, n int) error {
-	for {
-		a.mu.Lock()
-		got, changed := len(a.requests), a.changed
-		a.mu.Unlock()
-		if got >= n {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("wait for %d main requests (got %d): %w", n, got, ctx.Err())
-		case <-changed:
-		}
-	}
-}
+func (a *Anthropic) WaitRequests(ctx context.Context, n int) error { return a.sc.waitRequests(ctx, n) }
 
-func (a *Anthropic) close() {
-	close(a.done)
-	a.srv.Close()
-	if a.t.Failed() {
-		return
-	}
-	if got := len(a.Requests()); got < len(a.steps) {
-		a.t.Errorf("anthropic: script not finished: %d main requests for %d steps", got, len(a.steps))
-	}
-}
+// anthropicAPI speaks the Messages API.
+type anthropicAPI struct{}
 
-func (a *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
+func (anthropicAPI) name() string { return "anthropic" }
+
+func (anthropicAPI) route(sc *script, w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
-		a.messages(w, r)
+		sc.main(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
 		writeJSON(w, http.StatusOK, []byte(fmt.Sprintf(`{"input_tokens":%d}`, InputTokensPerReply)))
 	case r.URL.Path == "/api/hello":
 		// The CLI's connectivity probe (HEAD), sent unless non-essential traffic is disabled.
 		w.WriteHeader(http.StatusOK)
 	default:
-		a.t.Logf("anthropic: unhandled %s %s", r.Method, r.URL)
-		writeJSON(w, http.StatusNotFound, errorBody(http.StatusNotFound, "testkit: no handler for "+r.URL.Path))
+		sc.notFound(w, r)
 	}
 }
 
-func (a *Anthropic) messages(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		a.t.Errorf("anthropic: read %s: %v", r.URL, err)
-		return
-	}
+func (anthropicAPI) decode(body []byte) (Request, error) {
 	var req Request
-	if err := json.Unmarshal(body, &req); err != nil {
-		a.t.Errorf("anthropic: decode %s: %v", r.URL, err)
-		writeJSON(w, http.StatusBadRequest, errorBody(http.StatusBadRequest, "testkit: "+err.Error()))
-		return
-	}
-	req.Body = body
-
-	if len(req.Tools) == 0 {
-		// Titles, topics and other helper calls: answer, but keep them out of the script.
-		a.t.Logf("anthropic: side request (model %s, no tools), answered %q", req.Model, "ok")
-		a.answer(w, r, req, "msg_testkit_side", reply{blocks: []block{{kind: "text", text: "ok"}}, stopReason: "end_turn"})
-		return
-	}
-
-	n := a.record(req)
-	if n >= len(a.steps) {
-		a.t.Errorf("anthropic: script exhausted: main request %d, script has %d steps", n+1, len(a.steps))
-		a.answer(w, r, req, fmt.Sprintf("msg_testkit_%02d", n), reply{blocks: []block{{kind: "text", text: "script exhausted"}}, stopReason: "end_turn"})
-		return
-	}
-	step := a.steps[n]
-	a.t.Logf("anthropic: main request %d: step %s", n+1, step.kind)
-	switch step.kind {
-	case stepError:
-		writeJSON(w, step.status, errorBody(step.status, step.body))
-	case stepHang:
-		a.hold(r)
-	default:
-		rep, err := step.reply(n)
-		if err != nil {
-			a.t.Errorf("anthropic: %v", err)
-			return
-		}
-		a.answer(w, r, req, fmt.Sprintf("msg_testkit_%02d", n), rep)
-	}
+	err := json.Unmarshal(body, &req)
+	return req, err
 }
 
-// record appends req and returns its index, which is the index of the step that answers it.
-func (a *Anthropic) record(req Request) int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.requests = append(a.requests, req)
-	close(a.changed)
-	a.changed = make(chan struct{})
-	return len(a.requests) - 1
-}
-
-// hold keeps a response open until the client goes away or the test ends.
-func (a *Anthropic) hold(r *http.Request) {
-	select {
-	case <-r.Context().Done():
-	case <-a.done:
+// errorBody is the API's error JSON: {"type":"error","error":{"type":..., "message":...}}.
+func (anthropicAPI) errorBody(status int, message string) []byte {
+	type apiError struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
 	}
+	b, _ := marshal(struct { // cannot fail: strings only
+		Type  string   `json:"type"`
+		Error apiError `json:"error"`
+	}{"error", apiError{anthropicErrorType(status), message}})
+	return b
 }
 
-// answer writes rep as an event stream or, when the request did not ask for streaming (the
-// CLI's fallback after some errors), as one JSON message.
-func (a *Anthropic) answer(w http.ResponseWriter, r *http.Request, req Request, id string, rep reply) {
+// answer writes the step's reply as an event stream or, when the request did not ask for
+// streaming (the CLI's fallback after some errors), as one JSON message.
+func (anthropicAPI) answer(sc *script, w http.ResponseWriter, r *http.Request, req Request, n int, step Step) {
+	rep, err := anthropicReply(step, n, req.Tools)
+	if err != nil {
+		sc.t.Errorf("anthropic: %v", err)
+		return
+	}
+	id := replyID("msg", n)
 	if !req.Stream {
 		if rep.hang {
-			a.hold(r)
+			sc.hold(r)
 			return
 		}
 		b, err := marshal(message(id, req.Model, rep, true))
 		if err != nil {
-			a.t.Errorf("anthropic: encode message: %v", err)
+			sc.t.Errorf("anthropic: encode message: %v", err)
 			return
 		}
 		writeJSON(w, http.StatusOK, b)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	s := sse{w: w, rc: http.NewResponseController(w)}
+	s := startSSE(w)
 	s.event("message_start", map[string]any{"type": "message_start", "message": message(id, req.Model, reply{}, false)})
 	s.event("ping", map[string]any{"type": "ping"})
 	for i, b := range rep.blocks {
@@ -230,11 +150,11 @@ func (a *Anthropic) answer(w http.ResponseWriter, r *http.Request, req Request, 
 		s.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
 	if s.err != nil {
-		a.t.Logf("anthropic: stream %s: %v", id, s.err)
+		sc.t.Logf("anthropic: stream %s: %v", id, s.err)
 		return
 	}
 	if rep.hang {
-		a.hold(r)
+		sc.hold(r)
 		return
 	}
 	s.event("message_delta", map[string]any{"type": "message_delta",
@@ -242,7 +162,7 @@ func (a *Anthropic) answer(w http.ResponseWriter, r *http.Request, req Request, 
 		"usage": map[string]any{"output_tokens": OutputTokensPerReply}})
 	s.event("message_stop", map[string]any{"type": "message_stop"})
 	if s.err != nil {
-		a.t.Logf("anthropic: stream %s: %v", id, s.err)
+		sc.t.Logf("anthropic: stream %s: %v", id, s.err)
 	}
 }
 
@@ -276,46 +196,80 @@ func message(id, model string, rep reply, complete bool) map[string]any {
 	}
 }
 
-// sse writes server-sent events, flushing each so the CLI sees them at once; the first error
-// sticks and later events are dropped.
-type sse struct {
-	w   io.Writer
-	rc  *http.ResponseController
-	err error
+// block is one content block of a scripted reply.
+type block struct {
+	kind  string // "text" or "tool_use"
+	text  string
+	id    string
+	name  string
+	input json.RawMessage
 }
 
-func (s *sse) event(name string, data any) {
-	if s.err != nil {
-		return
-	}
-	b, err := marshal(data)
-	if err != nil {
-		s.err = fmt.Errorf("encode %s event: %w", name, err)
-		return
-	}
-	if _, err := fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", name, b); err != nil {
-		s.err = fmt.Errorf("write %s event: %w", name, err)
-		return
-	}
-	if err := s.rc.Flush(); err != nil {
-		s.err = fmt.Errorf("flush %s event: %w", name, err)
+// reply is what a step answers, ready to be written as a stream or as one JSON message.
+type reply struct {
+	blocks     []block
+	stopReason string
+	hang       bool // after the blocks, hold the response open instead of finishing it
+}
+
+// anthropicReply builds the answer of a text or tool step; n numbers the step (from 0) for
+// stable ids. A Bash step calls the shell tool the request offers, whatever its spelling (Bash
+// for claude; bash for pi, opencode and copilot, which take the same command field).
+func anthropicReply(s Step, n int, tools []Tool) (reply, error) {
+	switch s.kind {
+	case stepText:
+		return reply{blocks: []block{{kind: "text", text: s.text}}, stopReason: "end_turn"}, nil
+	case stepTextThenHang:
+		return reply{blocks: []block{{kind: "text", text: s.text}}, hang: true}, nil
+	case stepBash:
+		input, err := json.Marshal(bashInput{Command: s.command, Description: "Run scripted step " + fmt.Sprint(n)})
+		if err != nil {
+			return reply{}, fmt.Errorf("encode bash input: %w", err)
+		}
+		id := replyID("toolu", n)
+		return reply{blocks: []block{{kind: "tool_use", id: id, name: shellToolName(tools), input: input}}, stopReason: "tool_use"}, nil
+	default:
+		return reply{}, fmt.Errorf("step %d: %v has no reply body", n, s.kind)
 	}
 }
 
-// marshal is json.Marshal without HTML escaping, so text reads as the API sends it
-// ("<promise>", not "\u003cpromise\u003e").
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+// shellToolName is the name of the offered tool called bash in any case, else Bash.
+func shellToolName(tools []Tool) string {
+	for _, t := range tools {
+		if strings.EqualFold(t.Name, "bash") {
+			return t.Name
+		}
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return "Bash"
 }
 
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(body) // the client may be gone; nothing to do about it
+type bashInput struct {
+	Command     string `json:"command"`
+	Description string `json:"description"`
+}
+
+// anthropicErrorType is the API's error type for an HTTP status.
+func anthropicErrorType(status int) string {
+	switch status {
+	case 400:
+		return "invalid_request_error"
+	case 401:
+		return "authentication_error"
+	case 402:
+		return "billing_error"
+	case 403:
+		return "permission_error"
+	case 404:
+		return "not_found_error"
+	case 413:
+		return "request_too_large"
+	case 429:
+		return "rate_limit_error"
+	case 504:
+		return "timeout_error"
+	case 529:
+		return "overloaded_error"
+	default:
+		return "api_error"
+	}
 }

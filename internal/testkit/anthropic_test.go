@@ -36,31 +36,6 @@ func post(t *testing.T, ctx context.Context, url, body string) (int, []byte) {
 	return resp.StatusCode, b
 }
 
-func TestAnthropicReplies(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		step   Step
-		stream bool
-	}{
-		{"text_stream", Text("Done. <promise>COMPLETE</promise>"), true},
-		{"bash_stream", Bash(`echo "hi" >> notes.txt`), true},
-		{"text_message", Text("plain"), false},
-		{"bash_message", Bash("true"), false},
-		{"error_wraps_message", Error(401, "invalid x-api-key"), true},
-		{"error_verbatim_json", Error(529, `{"type":"error","error":{"type":"overloaded_error","message":"busy"}}`), true},
-		{"error_unknown_status_is_api_error", Error(503, "down"), true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			a := NewAnthropic(t, tt.step)
-			status, body := post(t, t.Context(), a.URL()+"/v1/messages?beta=true", fmt.Sprintf(mainBody, tt.stream))
-			golden(t, tt.name, fmt.Appendf(nil, "HTTP %d\n\n%s", status, body))
-		})
-	}
-}
-
 func TestAnthropicStreamIsWellFormed(t *testing.T) {
 	t.Parallel()
 	a := NewAnthropic(t, Bash("ls"))
@@ -132,91 +107,6 @@ func TestAnthropicSideRequestsKeepScript(t *testing.T) {
 	}
 	if got, want := len(a.Requests()), 1; got != want {
 		t.Errorf("recorded requests = %d, want %d (side requests are not recorded)", got, want)
-	}
-}
-
-func TestAnthropicScriptMisuseFailsTest(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name      string
-		steps     []Step
-		requests  int
-		wantError string
-	}{
-		{"exhausted", []Step{Text("one")}, 2, "script exhausted"},
-		{"unused_steps", []Step{Text("one"), Text("two")}, 1, "script not finished"},
-		{"exact", []Step{Text("one")}, 1, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			rec := newRecordingTB(t)
-			a := NewAnthropic(rec, tt.steps...)
-			var last []byte
-			for range tt.requests {
-				_, last = post(t, t.Context(), a.URL()+"/v1/messages", fmt.Sprintf(mainBody, false))
-			}
-			rec.runCleanups()
-
-			if got := strings.Join(rec.errors, "\n"); !strings.Contains(got, tt.wantError) || (tt.wantError == "") != (got == "") {
-				t.Errorf("test errors = %q, want one containing %q", got, tt.wantError)
-			}
-			if tt.name == "exhausted" && !bytes.Contains(last, []byte("script exhausted")) {
-				t.Errorf("reply past the script = %s, want text %q", last, "script exhausted")
-			}
-		})
-	}
-}
-
-func TestAnthropicHangEndsWithClientOrTest(t *testing.T) {
-	t.Parallel()
-	rec := newRecordingTB(t)
-	a := NewAnthropic(rec, Hang(), TextThenHang("signal"))
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-
-	// The first hang ends when its client goes away.
-	errc := make(chan error, 1)
-	go func() {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, a.URL()+"/v1/messages", strings.NewReader(fmt.Sprintf(mainBody, true)))
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
-		}
-		errc <- err
-	}()
-	if err := a.WaitRequests(t.Context(), 1); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	if err := <-errc; err == nil {
-		t.Errorf("hung request returned without error, want the cancellation")
-	}
-
-	// The second streams its text, then holds the stream until the test ends: cleanup must
-	// release it or the server would never close.
-	resp, err := http.Post(a.URL()+"/v1/messages", "application/json", strings.NewReader(fmt.Sprintf(mainBody, true)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var got bytes.Buffer
-	buf := make([]byte, 4096)
-	for !strings.Contains(got.String(), "content_block_stop") {
-		n, err := resp.Body.Read(buf)
-		got.Write(buf[:n])
-		if err != nil {
-			t.Fatalf("stream ended before the text block stopped: %v: %s", err, got.String())
-		}
-	}
-	rec.runCleanups()
-	rest, _ := io.ReadAll(resp.Body)
-	got.Write(rest)
-	if s := got.String(); !strings.Contains(s, `"text":"signal"`) || strings.Contains(s, "message_stop") || strings.Contains(s, "message_delta") {
-		t.Errorf("text-then-hang stream = %s, want the text and no message_delta/message_stop", s)
-	}
-	if len(rec.errors) > 0 {
-		t.Errorf("unexpected test errors: %q", rec.errors)
 	}
 }
 

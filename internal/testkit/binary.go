@@ -10,6 +10,10 @@ import (
 // Anthropic stand-in was checked against.
 const ClaudeCodeVersion = "2.1.332"
 
+// CodexVersion is the version of @openai/codex whose wire behaviour the OpenAI stand-in was
+// checked against.
+const CodexVersion = "0.171.0"
+
 // RequireBinary returns the path of the executable name found on PATH. When it is missing the
 // test is skipped with install instructions, except under CI=true, where it fails: CI must never
 // pass by silently skipping the end-to-end tier.
@@ -31,6 +35,8 @@ func installHint(name string) string {
 	switch name {
 	case "claude":
 		return "install it with `npm install -g @anthropic-ai/claude-code@" + ClaudeCodeVersion + "`"
+	case "codex":
+		return "install it with `npm install -g @openai/codex@" + CodexVersion + "`"
 	case "git":
 		return "install git (e.g. `apt-get install git`)"
 	default:

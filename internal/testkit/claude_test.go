@@ -1,19 +1,13 @@
 package testkit
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // These tests drive the real claude CLI against the stand-in: they prove the wire format is
@@ -172,34 +166,10 @@ func TestAnthropicHangKeepsClaudeWaiting(t *testing.T) {
 			a := NewAnthropic(t, tt.step)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
-			cmd, stdout := startClaude(ctx, t, claude, a.Env(t.TempDir()), t.TempDir(), "Say hi.")
+			cmd := cliCommand(ctx, claude, claudeArgs(), a.Env(t.TempDir()), t.TempDir(), "Say hi.")
 
-			var lines []streamLine
-			sc := bufio.NewScanner(stdout)
-			sc.Buffer(nil, 16<<20)
-			for sc.Scan() {
-				line := decodeLine(t, sc.Bytes())
-				lines = append(lines, line)
-				if tt.seen(line) {
-					break
-				}
-			}
-			if err := a.WaitRequests(ctx, 1); err != nil {
-				t.Fatal(err)
-			}
-			// The CLI is now waiting on the stand-in; only our kill ends it. That it would wait
-			// forever cannot be asserted without a timed wait: by hand, claude 2.1.332 sat in
-			// both states for minutes, even with API_TIMEOUT_MS=5000.
-			cancel()
-			io.Copy(io.Discard, stdout)
-			err := cmd.Wait()
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.ExitCode() != -1 {
-				t.Errorf("claude ended with %v, want killed by our signal (it must not exit on its own)", err)
-			}
-			if !tt.seen(lines[len(lines)-1]) {
-				t.Errorf("stdout ended before the expected line; got %d lines", len(lines))
-			}
+			// By hand, claude 2.1.332 sat in both states for minutes, even with API_TIMEOUT_MS=5000.
+			lines := runUntilKilled(t, cmd, cancel, a.WaitRequests, tt.seen)
 			for _, line := range lines {
 				if line.Type == "result" {
 					t.Errorf("claude printed a result line while the reply was open: %+v", line)
@@ -227,25 +197,18 @@ type streamLine struct {
 	} `json:"message"`
 }
 
-type claudeRun struct {
-	lines    []streamLine
-	stderr   string
-	exitCode int
-}
+// claudeRun is a claude run to its end.
+type claudeRun struct{ cliRun[streamLine] }
 
-func (r claudeRun) find(t *testing.T, typ, subtype string) streamLine {
+func (r claudeRun) result(t *testing.T) streamLine {
 	t.Helper()
-	for _, line := range r.lines {
-		if line.Type == typ && (subtype == "" || line.Subtype == subtype) {
-			return line
-		}
-	}
-	t.Fatalf("no %s/%s line in claude's stdout (%d lines); stderr:\n%s", typ, subtype, len(r.lines), r.stderr)
-	return streamLine{}
+	return r.find(t, "result", func(l streamLine) bool { return l.Type == "result" })
 }
 
-func (r claudeRun) result(t *testing.T) streamLine { t.Helper(); return r.find(t, "result", "") }
-func (r claudeRun) init(t *testing.T) streamLine   { t.Helper(); return r.find(t, "system", "init") }
+func (r claudeRun) init(t *testing.T) streamLine {
+	t.Helper()
+	return r.find(t, "system/init", func(l streamLine) bool { return l.Type == "system" && l.Subtype == "init" })
+}
 
 // claudeArgs is the AFK invocation the claude-code provider builds (spec agents.md §1).
 func claudeArgs(extra ...string) []string {
@@ -253,60 +216,10 @@ func claudeArgs(extra ...string) []string {
 	return append(append(args, extra...), "-p", "-")
 }
 
-// startClaude starts claude in dir with prompt on stdin and only PATH plus env in its
-// environment; cancelling ctx kills it.
-func startClaude(ctx context.Context, t *testing.T, bin string, env map[string]string, dir, prompt string, extra ...string) (*exec.Cmd, io.Reader) {
-	t.Helper()
-	cmd := claudeCommand(ctx, bin, env, dir, prompt, extra...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatalf("pipe claude stdout: %v", err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start claude: %v", err)
-	}
-	return cmd, stdout
-}
-
-func claudeCommand(ctx context.Context, bin string, env map[string]string, dir, prompt string, extra ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, bin, claudeArgs(extra...)...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(prompt)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	cmd.WaitDelay = 10 * time.Second // a Bash grandchild holding stdout must not wedge Wait
-	return cmd
-}
-
-// runClaude runs claude to its end and decodes its stdout.
+// runClaude runs claude in dir with prompt on stdin to its end and decodes its stdout.
 func runClaude(t *testing.T, bin string, env map[string]string, dir, prompt string, extra ...string) claudeRun {
 	t.Helper()
-	var stderr bytes.Buffer
-	cmd := claudeCommand(t.Context(), bin, env, dir, prompt, extra...)
-	cmd.Stderr = &stderr
-	start := time.Now()
-	stdout, err := cmd.Output()
-	t.Logf("claude ran %v (exit %v)", time.Since(start).Round(time.Millisecond), err)
-	run := claudeRun{stderr: stderr.String(), exitCode: cmd.ProcessState.ExitCode()}
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("run claude: %v", err)
-	}
-	for line := range bytes.Lines(stdout) {
-		run.lines = append(run.lines, decodeLine(t, line))
-	}
-	return run
-}
-
-func decodeLine(t *testing.T, b []byte) streamLine {
-	t.Helper()
-	var line streamLine
-	if err := json.Unmarshal(b, &line); err != nil {
-		t.Fatalf("claude stdout line is not JSON: %v: %.200s", err, b)
-	}
-	return line
+	return claudeRun{runCLI[streamLine](t, cliCommand(t.Context(), bin, claudeArgs(extra...), env, dir, prompt))}
 }
 
 func lastUser(r Request) Message {

@@ -20,6 +20,9 @@ const (
 	// ClaudeImage is BaseImage with the native claude binary at /usr/local/bin/claude and an
 	// agent user whose home is /home/agent.
 	ClaudeImage = "sandcastle-test:claude"
+	// AgentsImage is ClaudeImage plus codex, opencode and copilot (their native binaries) and
+	// pi with node.
+	AgentsImage = "sandcastle-test:agents"
 )
 
 const (

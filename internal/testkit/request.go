@@ -6,10 +6,18 @@ import (
 	"strings"
 )
 
-// Request is the decoded body of one main Messages API request, as the CLI sent it.
+// Request is the decoded body of one main request, as the CLI sent it: a Messages API request,
+// or a Responses API request mapped onto the same shape (see Messages).
 type Request struct {
-	Model    string    `json:"model"`
-	System   Content   `json:"system"`
+	Model string `json:"model"`
+	// System is the system prompt; for the Responses API, its instructions.
+	System Content `json:"system"`
+	// Messages is the conversation. A Responses API request's input items map onto it one
+	// message per item: message items keep their role (user, assistant, developer) with
+	// input_text and output_text parts as text blocks; function_call and custom_tool_call items
+	// become assistant tool_use blocks (ID = call_id, Input = the arguments); their *_output
+	// items become tool_result blocks of role "tool"; other items (reasoning, ...) keep their
+	// role and leave a block with only their type.
 	Messages []Message `json:"messages"`
 	Tools    []Tool    `json:"tools"`
 	Stream   bool      `json:"stream"`
@@ -25,7 +33,8 @@ type Message struct {
 
 // Tool is one tool definition offered to the model.
 type Tool struct {
-	Name string `json:"name"`
+	Name string `json:"name"` // empty for the Responses API's built-in tools (web_search, ...)
+	Type string `json:"type,omitempty"`
 }
 
 // Block is one content block: text, tool_use, tool_result (or anything else, by Type).
@@ -90,4 +99,103 @@ func (r Request) Transcript() string {
 		}
 	}
 	return sb.String()
+}
+
+// responsesRequest is the part of a Responses API request body that Request holds.
+type responsesRequest struct {
+	Model        string          `json:"model"`
+	Instructions string          `json:"instructions"`
+	Input        json.RawMessage `json:"input"` // a string, or a list of items
+	Tools        []Tool          `json:"tools"`
+	Stream       bool            `json:"stream"`
+}
+
+// responsesItem is one input item of a Responses API request.
+type responsesItem struct {
+	Type      string          `json:"type"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`   // message: a string, or content parts
+	CallID    string          `json:"call_id"`   // *_call and *_call_output
+	Name      string          `json:"name"`      // function_call, custom_tool_call
+	Arguments string          `json:"arguments"` // function_call: JSON text
+	Input     string          `json:"input"`     // custom_tool_call: free text
+	Output    json.RawMessage `json:"output"`    // *_call_output: a string, or content parts
+}
+
+// decodeResponsesRequest decodes a Responses API request body into a Request.
+func decodeResponsesRequest(body []byte) (Request, error) {
+	var rr responsesRequest
+	if err := json.Unmarshal(body, &rr); err != nil {
+		return Request{}, err
+	}
+	req := Request{Model: rr.Model, Tools: rr.Tools, Stream: rr.Stream}
+	if rr.Instructions != "" {
+		req.System = Content{{Type: "text", Text: rr.Instructions}}
+	}
+	var prompt string
+	if json.Unmarshal(rr.Input, &prompt) == nil {
+		req.Messages = []Message{{Role: "user", Content: Content{{Type: "text", Text: prompt}}}}
+		return req, nil
+	}
+	var items []responsesItem
+	if len(rr.Input) > 0 {
+		if err := json.Unmarshal(rr.Input, &items); err != nil {
+			return Request{}, fmt.Errorf("decode input: %w", err)
+		}
+	}
+	for i, it := range items {
+		m, err := it.message()
+		if err != nil {
+			return Request{}, fmt.Errorf("decode input item %d (%s): %w", i, it.Type, err)
+		}
+		req.Messages = append(req.Messages, m)
+	}
+	return req, nil
+}
+
+// message maps an input item onto a Message, as Request.Messages describes.
+func (it responsesItem) message() (Message, error) {
+	switch it.Type {
+	case "message", "": // an item with a role and no type is a message too
+		content, err := responsesContent(it.Content)
+		return Message{Role: it.Role, Content: content}, err
+	case "function_call":
+		input := json.RawMessage(it.Arguments)
+		if !json.Valid(input) {
+			input = jsonString(it.Arguments)
+		}
+		return Message{Role: "assistant", Content: Content{{Type: "tool_use", ID: it.CallID, Name: it.Name, Input: input}}}, nil
+	case "custom_tool_call":
+		return Message{Role: "assistant", Content: Content{{Type: "tool_use", ID: it.CallID, Name: it.Name, Input: jsonString(it.Input)}}}, nil
+	case "function_call_output", "custom_tool_call_output":
+		output, err := responsesContent(it.Output)
+		return Message{Role: "tool", Content: Content{{Type: "tool_result", ToolUseID: it.CallID, Content: output}}}, err
+	default:
+		return Message{Role: it.Role, Content: Content{{Type: it.Type}}}, nil
+	}
+}
+
+// responsesContent decodes a string or a list of content parts; input_text and output_text
+// parts become text blocks, other parts stay as they decode.
+func responsesContent(raw json.RawMessage) (Content, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var parts Content
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return nil, err
+	}
+	for i, p := range parts {
+		switch p.Type {
+		case "input_text", "output_text":
+			parts[i] = Block{Type: "text", Text: p.Text}
+		}
+	}
+	return parts, nil
+}
+
+// jsonString is s as a JSON string.
+func jsonString(s string) json.RawMessage {
+	b, _ := json.Marshal(s) // cannot fail for a string
+	return b
 }
