@@ -178,7 +178,7 @@ var Definitions = []Definition{
 	{
 		Name:        InputAgent,
 		Default:     "claude-code",
-		Description: "The agent CLI to run, for example claude-code.",
+		Description: "The agent CLI to run: claude-code, codex, copilot, cursor, opencode or pi (see Agents in the README).",
 		Kind:        KindChoice,
 	},
 	{
@@ -188,7 +188,7 @@ var Definitions = []Definition{
 	},
 	{
 		Name:        InputEffort,
-		Description: "Reasoning effort, one the agent accepts (claude-code: low, medium, high, xhigh, max). Empty means the agent's default.",
+		Description: "Reasoning effort or thinking level, one the agent accepts (claude-code: low, medium, high, xhigh, max; the others are in the README's Agents table). Empty means the agent's default.",
 		Kind:        KindString,
 	},
 	{
