@@ -263,6 +263,12 @@ func TestClaudeStructuredOutput(t *testing.T) {
 
 func TestClaudeStructuredOutputRetryResumesSession(t *testing.T) {
 	t.Parallel()
+	checkRetryResumesSession(t, newAction)
+}
+
+// checkRetryResumesSession runs a structured-output retry with the action newAction makes: the
+// retry resumes the session, so the model sees the first answer and the problem with it.
+func checkRetryResumesSession(t *testing.T, newAction func(*testing.T, ...testkit.Step) *action) {
 	a := newAction(t,
 		testkit.Text(`<result>{"summary": "all good", "score": "high"}</result>`),
 		testkit.Text(`<result>{"summary": "all good", "score": 9}</result>`),
@@ -271,10 +277,7 @@ func TestClaudeStructuredOutputRetryResumesSession(t *testing.T) {
 	a.input("output-tag", "result")
 	a.input("output-schema", schema)
 	a.input("output-max-retries", "2")
-	if inv := a.run(); inv.code != 0 {
-		t.Fatalf("exit code %d, want 0", inv.code)
-	}
-	out := a.readOutputs()
+	_, out := a.runWant(0)
 	if got, want := out["output"], `{"summary":"all good","score":9}`; got != want {
 		t.Errorf("output = %s, want %s", got, want)
 	}
@@ -290,6 +293,9 @@ func TestClaudeStructuredOutputRetryResumesSession(t *testing.T) {
 	}
 	if out["iterations"] != "2" {
 		t.Errorf("iterations = %q, want 2 (the run and its retry)", out["iterations"])
+	}
+	if out["session-id"] == "" || out["session-file"] == "" {
+		t.Errorf("session-id %q, session-file %q; want the session named and saved", out["session-id"], out["session-file"])
 	}
 }
 

@@ -61,32 +61,9 @@ func TestDockerSessionOutlivesContainer(t *testing.T) {
 }
 
 // TestDockerStructuredOutputRetryResumesSession: the retry resumes the session inside the
-// same container, and the model sees the first answer and the problem with it.
+// same container.
 func TestDockerStructuredOutputRetryResumesSession(t *testing.T) {
-	a := newDockerAction(t,
-		testkit.Text(`<result>{"summary": "all good", "score": "high"}</result>`),
-		testkit.Text(`<result>{"summary": "all good", "score": 9}</result>`),
-	)
-	a.input("prompt", "Review the repo and answer inside <result> tags as JSON. Remember the word PELICAN.")
-	a.input("output-tag", "result")
-	a.input("output-schema", schema)
-	a.input("output-max-retries", "1")
-	_, out := a.runWant(0)
-	if got, want := out["output"], `{"summary":"all good","score":9}`; got != want {
-		t.Errorf("output = %s, want %s", got, want)
-	}
-	reqs := a.model.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("model saw %d requests, want 2", len(reqs))
-	}
-	for _, want := range []string{"PELICAN", `"high"`, "/score"} {
-		if !strings.Contains(reqs[1].Transcript(), want) {
-			t.Errorf("the retry does not carry %q; transcript:\n%s", want, reqs[1].Transcript())
-		}
-	}
-	if out["session-file"] == "" {
-		t.Error("session-file is empty after a docker run with a session")
-	}
+	checkRetryResumesSession(t, newDockerAction)
 }
 
 func TestResumeSessionMissingFailsBeforeStart(t *testing.T) {
