@@ -126,6 +126,14 @@ func parseFile(t *testing.T, p Provider, name string) []Event {
 	return events
 }
 
+// checkFileEvents parses a whole capture and compares every event with want.
+func checkFileEvents(t *testing.T, p Provider, name string, want []Event) {
+	t.Helper()
+	if events := parseFile(t, p, name); !slices.Equal(events, want) {
+		t.Errorf("%s events =\n  %s\nwant\n  %s", name, formatEvents(events), formatEvents(want))
+	}
+}
+
 func readLines(tb testing.TB, name string) [][]byte {
 	tb.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name))

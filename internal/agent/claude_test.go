@@ -298,16 +298,12 @@ func TestClaudeParseReconstructedStream(t *testing.T) {
 }
 
 func TestClaudeParseErrorStream(t *testing.T) {
-	events := parseFile(t, ClaudeCode{}, "claude-code-error-stream.jsonl")
-	want := []Event{
+	checkFileEvents(t, ClaudeCode{}, "claude-code-error-stream.jsonl", []Event{
 		{Kind: EventSession, SessionID: "c3d4e5f6-0718-4293-a4b5-c6d7e8f90a1b"},
 		{Kind: EventText, Text: "Invalid API key · Please run /login"},
 		{Kind: EventResult, Text: "Invalid API key · Please run /login", IsError: true},
 		{Kind: EventUsage},
-	}
-	if !slices.Equal(events, want) {
-		t.Errorf("events =\n  %s\nwant\n  %s", formatEvents(events), formatEvents(want))
-	}
+	})
 }
 
 // FuzzClaudeParse checks that no input panics and that every event is well formed.

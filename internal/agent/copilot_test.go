@@ -154,15 +154,11 @@ func TestCopilotParseGolden(t *testing.T) {
 // The real run's prompt contains the completion signal; only the agent's own message may
 // carry it.
 func TestCopilotParseRealCapture(t *testing.T) {
-	events := parseFile(t, Copilot{}, "copilot-1.0.102-real.jsonl")
-	want := []Event{
+	checkFileEvents(t, Copilot{}, "copilot-1.0.102-real.jsonl", []Event{
 		{Kind: EventToolCall, Tool: "bash", Args: "echo hi > f && git add f && git commit -q -m x"},
 		{Kind: EventText, Text: "done <promise>COMPLETE</promise>"},
 		{Kind: EventSession, SessionID: "a38ad44e-3a87-4be1-8735-ae11eb230591"},
-	}
-	if !slices.Equal(events, want) {
-		t.Errorf("events =\n  %s\nwant\n  %s", formatEvents(events), formatEvents(want))
-	}
+	})
 }
 
 // A real authentication failure: two retries are announced, then the error that ends the run
@@ -182,8 +178,7 @@ func TestCopilotParseRealAuthFailure(t *testing.T) {
 }
 
 func TestCopilotParseReconstructedStream(t *testing.T) {
-	events := parseFile(t, Copilot{}, "copilot-stream.jsonl")
-	want := []Event{
+	checkFileEvents(t, Copilot{}, "copilot-stream.jsonl", []Event{
 		{Kind: EventText, Text: "I'll run the tests first."},
 		{Kind: EventUsage, Usage: Usage{OutputTokens: 61}},
 		{Kind: EventToolCall, Tool: "bash", Args: "npm test"},
@@ -191,10 +186,7 @@ func TestCopilotParseReconstructedStream(t *testing.T) {
 		{Kind: EventText, Text: "All 42 tests pass. Committed the fix and closed #17.\n\n<promise>COMPLETE</promise>"},
 		{Kind: EventUsage, Usage: Usage{OutputTokens: 23}},
 		{Kind: EventSession, SessionID: "08f6db99-c0af-4d97-a927-a526b205de12"},
-	}
-	if !slices.Equal(events, want) {
-		t.Errorf("events =\n  %s\nwant\n  %s", formatEvents(events), formatEvents(want))
-	}
+	})
 }
 
 // FuzzCopilotParse checks that no input panics and that every event is well formed.

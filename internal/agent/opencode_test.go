@@ -183,14 +183,10 @@ func TestOpenCodeParseRealCapture(t *testing.T) {
 }
 
 func TestOpenCodeParseRealAuthFailure(t *testing.T) {
-	events := parseFile(t, OpenCode{}, "opencode-1.18.33-401-real.jsonl")
-	want := []Event{
+	checkFileEvents(t, OpenCode{}, "opencode-1.18.33-401-real.jsonl", []Event{
 		{Kind: EventSession, SessionID: "ses_dd155dc3bffeMdigZnFJpUBeBp"},
 		{Kind: EventResult, Text: "Incorrect API key provided: sk-bad (scripted 401)", IsError: true},
-	}
-	if !slices.Equal(events, want) {
-		t.Errorf("events =\n  %s\nwant\n  %s", formatEvents(events), formatEvents(want))
-	}
+	})
 }
 
 // The verbatim upstream sample: nine reads, one final text part, and four steps whose usage

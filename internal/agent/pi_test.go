@@ -222,31 +222,23 @@ func TestPiParseGolden(t *testing.T) {
 }
 
 func TestPiParseRealCapture(t *testing.T) {
-	events := parseFile(t, Pi{}, "pi-0.73.1-real.jsonl")
-	want := []Event{
+	checkFileEvents(t, Pi{}, "pi-0.73.1-real.jsonl", []Event{
 		{Kind: EventSession, SessionID: "01a22ea2-1c24-74e5-9639-01b9f61fc6cc"},
 		{Kind: EventUsage, Usage: Usage{InputTokens: 100, OutputTokens: 7, CacheReadTokens: 40}},
 		{Kind: EventToolCall, Tool: "bash", Args: "echo hi > f && git add f && git commit -q -m x"},
 		{Kind: EventText, Text: "done <promise>COMPLETE</promise>"},
 		{Kind: EventUsage, Usage: Usage{InputTokens: 100, OutputTokens: 7, CacheReadTokens: 40}},
 		{Kind: EventResult, Text: "done <promise>COMPLETE</promise>"},
-	}
-	if !slices.Equal(events, want) {
-		t.Errorf("events =\n  %s\nwant\n  %s", formatEvents(events), formatEvents(want))
-	}
+	})
 }
 
 // pi exits 0 when the model call fails; the failed assistant message is the only sign.
 func TestPiParseRealAuthFailure(t *testing.T) {
-	events := parseFile(t, Pi{}, "pi-0.73.1-401-real.jsonl")
-	want := []Event{
+	checkFileEvents(t, Pi{}, "pi-0.73.1-401-real.jsonl", []Event{
 		{Kind: EventSession, SessionID: "01a22ea3-1b48-75a2-b39b-636864ded3a7"},
 		{Kind: EventUsage},
 		{Kind: EventResult, IsError: true, Text: `401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key (scripted 401)"}}`},
-	}
-	if !slices.Equal(events, want) {
-		t.Errorf("events =\n  %s\nwant\n  %s", formatEvents(events), formatEvents(want))
-	}
+	})
 }
 
 func TestPiParseReconstructedStream(t *testing.T) {
@@ -277,17 +269,13 @@ func TestPiParseReconstructedStream(t *testing.T) {
 }
 
 func TestPiParseSampleStream(t *testing.T) {
-	events := parseFile(t, Pi{}, "pi-sample-stream-stdout.jsonl")
-	want := []Event{
+	checkFileEvents(t, Pi{}, "pi-sample-stream-stdout.jsonl", []Event{
 		{Kind: EventSession, SessionID: "019e7434-08a3-772a-ba93-08265b85f937"},
 		{Kind: EventText, Text: "Hi"},
 		{Kind: EventText, Text: "!"},
 		{Kind: EventUsage, Usage: Usage{InputTokens: 1488, OutputTokens: 6, CostUSD: 0.00762}},
 		{Kind: EventResult, Text: "Hi!"},
-	}
-	if !slices.Equal(events, want) {
-		t.Errorf("events =\n  %s\nwant\n  %s", formatEvents(events), formatEvents(want))
-	}
+	})
 }
 
 // FuzzPiParse checks that no input panics and that every event is well formed.
