@@ -20,8 +20,11 @@ import (
 type agentRun struct {
 	a       *action
 	noUsage bool // the CLI reports no token counts (copilot 1.0.102 leaves them out of its JSON)
-	session bool // the agent reports a session id that is saved to the host
+	session bool // the agent reports a session id that is saved to the host, and resumes it
 	store   string
+	// requests are the model's main requests; with session, the script ends with a third step
+	// that answers the resumed run.
+	requests func() []testkit.Request
 }
 
 func (r agentRun) check(t *testing.T) {
@@ -59,6 +62,24 @@ func (r agentRun) check(t *testing.T) {
 		if !strings.Contains(readFile(t, out["session-file"]), "Add a note to notes.txt") {
 			t.Errorf("the saved session lacks the prompt")
 		}
+		r.checkResume(t, out["session-id"])
+	}
+}
+
+// checkResume continues the session in a new run, so a new container: the model must see the
+// first run's turns.
+func (r agentRun) checkResume(t *testing.T, id string) {
+	t.Helper()
+	a := r.a
+	a.input("prompt", "Which file did you change? Then print "+signal)
+	a.input("resume-session", id)
+	_, out := a.runWant(0)
+	if out["status"] != "complete" {
+		t.Errorf("resumed run status = %q, want complete", out["status"])
+	}
+	reqs := r.requests()
+	if tr := reqs[len(reqs)-1].Transcript(); !strings.Contains(tr, "Add a note to notes.txt") || !strings.Contains(tr, "Which file did you change?") {
+		t.Errorf("the resumed request does not carry the first run's turns:\n%s", tr)
 	}
 }
 
@@ -73,13 +94,13 @@ func newAgentAction(t *testing.T, agent string, steps ...testkit.Step) *action {
 	return a
 }
 
-func TestDockerPiCommits(t *testing.T) {
-	a := newAgentAction(t, "pi", commitBash("notes.txt", "from pi", "Add a note"), testkit.Text("Done. "+signal))
+func TestDockerPiCommitsAndResumes(t *testing.T) {
+	a := newAgentAction(t, "pi", commitBash("notes.txt", "from pi", "Add a note"), testkit.Text("Done. "+signal), testkit.Text("notes.txt. "+signal))
 	models := fmt.Sprintf(`{"providers":{"anthropic":{"baseUrl":%q}}}`, a.model.URL())
 	a.input("hook-sandbox-ready", "mkdir -p ~/.pi/agent && printf '%s' '"+models+"' > ~/.pi/agent/models.json")
 	a.env["PI_OFFLINE"] = "1"
 	a.input("env", a.env["INPUT_ENV"]+"\nPI_OFFLINE")
-	agentRun{a: a, session: true, store: ".pi/agent/sessions"}.check(t)
+	agentRun{a: a, session: true, store: ".pi/agent/sessions", requests: a.model.Requests}.check(t)
 }
 
 func TestDockerOpenCodeCommits(t *testing.T) {
@@ -105,9 +126,9 @@ func TestDockerCopilotCommits(t *testing.T) {
 	agentRun{a: a, noUsage: true}.check(t)
 }
 
-func TestDockerCodexCommits(t *testing.T) {
+func TestDockerCodexCommitsAndResumes(t *testing.T) {
 	a := newAgentAction(t, "codex")
-	model := testkit.NewOpenAI(t, commitBash("notes.txt", "from codex", "Add a note"), testkit.Text("Done. "+signal))
+	model := testkit.NewOpenAI(t, commitBash("notes.txt", "from codex", "Add a note"), testkit.Text("Done. "+signal), testkit.Text("notes.txt. "+signal))
 	for k, v := range model.Env(sandboxHome) {
 		if k != "HOME" && k != "CODEX_HOME" {
 			a.env[k] = v
@@ -116,5 +137,5 @@ func TestDockerCodexCommits(t *testing.T) {
 	// Each hook line is one command, so the file travels base64-encoded.
 	config := base64.StdEncoding.EncodeToString([]byte(model.CodexConfig()))
 	a.input("hook-sandbox-ready", "mkdir -p ~/.codex && echo "+config+" | base64 -d > ~/.codex/config.toml")
-	agentRun{a: a, session: true, store: ".codex/sessions"}.check(t)
+	agentRun{a: a, session: true, store: ".codex/sessions", requests: model.Requests}.check(t)
 }
