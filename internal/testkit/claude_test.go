@@ -134,16 +134,7 @@ func TestAnthropicResumeSendsEarlierTurns(t *testing.T) {
 	if got, want := second.result(t).SessionID, session; got != want {
 		t.Errorf("resumed session_id = %q, want the resumed %q", got, want)
 	}
-	reqs := a.Requests()
-	if got, want := len(reqs), 2; got != want {
-		t.Fatalf("main requests = %d, want %d", got, want)
-	}
-	transcript := reqs[1].Transcript()
-	for _, want := range []string{"first question", "assistant: first answer", "second question"} {
-		if !strings.Contains(transcript, want) {
-			t.Errorf("resumed request lacks %q; transcript:\n%s", want, transcript)
-		}
-	}
+	checkResumed(t, a.Requests(), "first question", "assistant: first answer", "second question")
 }
 
 func TestAnthropicHangKeepsClaudeWaiting(t *testing.T) {

@@ -123,3 +123,18 @@ func runUntilKilled[T any](t *testing.T, cmd *exec.Cmd, cancel context.CancelFun
 	}
 	return lines
 }
+
+// checkResumed checks that a resumed session sent its earlier turns: the second of two main
+// requests carries every one of wants.
+func checkResumed(t *testing.T, reqs []Request, wants ...string) {
+	t.Helper()
+	if got, want := len(reqs), 2; got != want {
+		t.Fatalf("main requests = %d, want %d", got, want)
+	}
+	transcript := reqs[1].Transcript()
+	for _, want := range wants {
+		if !strings.Contains(transcript, want) {
+			t.Errorf("resumed request lacks %q; transcript:\n%s", want, transcript)
+		}
+	}
+}

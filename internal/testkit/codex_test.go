@@ -191,16 +191,7 @@ func TestOpenAIResumeSendsEarlierTurns(t *testing.T) {
 	if got, want := second.threadID(t), thread; got != want {
 		t.Errorf("resumed thread_id = %q, want the resumed %q", got, want)
 	}
-	reqs := o.Requests()
-	if got, want := len(reqs), 2; got != want {
-		t.Fatalf("main requests = %d, want %d", got, want)
-	}
-	transcript := reqs[1].Transcript()
-	for _, want := range []string{"user: first question", "assistant: first answer", "user: second question"} {
-		if !strings.Contains(transcript, want) {
-			t.Errorf("resumed request lacks %q; transcript:\n%s", want, transcript)
-		}
-	}
+	checkResumed(t, o.Requests(), "user: first question", "assistant: first answer", "user: second question")
 }
 
 func TestOpenAIHangKeepsCodexWaiting(t *testing.T) {
