@@ -1,0 +1,230 @@
+package event
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// DefaultTriggerPhrases returns the phrases a comment must contain when Policy names none.
+func DefaultTriggerPhrases() []string { return []string{"/sandcastle", "@sandcastle"} }
+
+// Policy is who and what may start a run.
+type Policy struct {
+	// TriggerPhrases are matched case-insensitively in comment bodies, as whole words, outside
+	// quoted lines and hidden text. Empty means DefaultTriggerPhrases.
+	TriggerPhrases []string
+	// TriggerLabel is the only label whose labeled event starts a run; "" lets any label.
+	TriggerLabel string
+	// AllowedUsers may trigger without write permission. Logins match case-insensitively.
+	AllowedUsers []string
+	// AllowedBots are bots trusted to trigger, with or without the "[bot]" suffix; they need no
+	// permission look-up.
+	AllowedBots []string
+	// AllowBots lets any bot past the bot check; a bot not in AllowedBots then still needs write
+	// permission like anyone else.
+	AllowBots bool
+	// RefuseIfLinkedPR refuses an issue that already has an open pull request by a
+	// collaborator, so a second run does not duplicate a person's work.
+	RefuseIfLinkedPR bool
+}
+
+// Permissions answers the questions Decide must ask GitHub.
+type Permissions interface {
+	// Permission is user's permission on the repository: "admin", "maintain", "write",
+	// "triage", "read" or "none". A user who is not a collaborator is "none", not an error.
+	Permission(ctx context.Context, user string) (string, error)
+	// OpenLinkedPRs lists the open pull requests that close issue.
+	OpenLinkedPRs(ctx context.Context, issue int) ([]LinkedPR, error)
+}
+
+// LinkedPR is an open pull request that closes an issue.
+type LinkedPR struct {
+	Number            int
+	URL               string
+	Author            string
+	AuthorAssociation string
+}
+
+// Decision is whether a run goes ahead.
+type Decision struct {
+	Run bool
+	// Skip marks an event that was not addressed to the action at all (a comment without a
+	// trigger phrase, another label), as opposed to a refused request: the caller should stay
+	// quiet rather than report a refusal on the issue.
+	Skip bool
+	// Reason says in one sentence why the run was refused or skipped; empty when Run.
+	Reason string
+}
+
+func proceed() Decision { return Decision{Run: true} }
+
+func skip(format string, a ...any) Decision {
+	return Decision{Skip: true, Reason: fmt.Sprintf(format, a...)}
+}
+
+func refuse(format string, a ...any) Decision {
+	return Decision{Reason: fmt.Sprintf(format, a...)}
+}
+
+// Decide applies p to e. Events a workflow author starts on purpose (schedule,
+// workflow_dispatch, push) always run. A comment must be newly created and hold a trigger
+// phrase; a labeled event must carry the trigger label. Then the actor must be trusted: a bot
+// only when allowed, a user when listed in AllowedUsers or holding write, maintain or admin
+// permission. Last, with RefuseIfLinkedPR, an issue with an open pull request by a collaborator
+// is refused. An event of any other kind is refused, since nothing says who may trigger it.
+// A failed look-up is an error, never a refusal.
+func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decision, error) {
+	if e == nil {
+		return Decision{}, errors.New("decide: no event")
+	}
+	switch e.Name {
+	case Schedule, WorkflowDispatch, Push:
+		return proceed(), nil
+	case IssueComment, PullRequestReviewComment:
+		if e.Comment == nil {
+			return Decision{}, fmt.Errorf("decide %s: event has no comment", e.Name)
+		}
+		// An edit of a comment that already triggered would run the same request again.
+		if e.Action != "" && e.Action != "created" {
+			return skip("comment was %s, not created", e.Action), nil
+		}
+		if !hasTrigger(e.Comment.Body, p.phrases()) {
+			return skip("comment has no trigger phrase"), nil
+		}
+	case Issues, PullRequest, PullRequestTarget:
+		switch {
+		case p.TriggerLabel == "":
+		case e.Action == "labeled" && !strings.EqualFold(e.Label, p.TriggerLabel):
+			return skip("label %q is not the trigger label %q", e.Label, p.TriggerLabel), nil
+		case e.Action == "unlabeled":
+			// Removing the trigger label is what a run itself does on start.
+			return skip("label %q was removed, not added", e.Label), nil
+		}
+	default:
+		return refuse("event %q is not supported", e.Name), nil
+	}
+
+	if d, err := checkActor(ctx, e, p, perms); err != nil || !d.Run {
+		return d, err
+	}
+	if p.RefuseIfLinkedPR && e.Issue != nil && !e.Issue.IsPR {
+		return checkLinkedPRs(ctx, e.Issue.Number, perms)
+	}
+	return proceed(), nil
+}
+
+func (p Policy) phrases() []string {
+	if len(p.TriggerPhrases) == 0 {
+		return DefaultTriggerPhrases()
+	}
+	return p.TriggerPhrases
+}
+
+func checkActor(ctx context.Context, e *Event, p Policy, perms Permissions) (Decision, error) {
+	actor := e.Actor
+	if actor == "" {
+		return refuse("event has no sender to check permissions for"), nil
+	}
+	if isBot(e) {
+		switch {
+		case containsBot(p.AllowedBots, actor):
+			return proceed(), nil
+		case !p.AllowBots:
+			return refuse("actor %s is a bot, and bots may trigger only when allowed", actor), nil
+		}
+	}
+	if containsLogin(p.AllowedUsers, actor) {
+		return proceed(), nil
+	}
+	if perms == nil {
+		return Decision{}, fmt.Errorf("decide: permission of %s: no permission checker", actor)
+	}
+	perm, err := perms.Permission(ctx, actor)
+	if err != nil {
+		return Decision{}, fmt.Errorf("decide: permission of %s: %w", actor, err)
+	}
+	switch strings.ToLower(perm) {
+	case "admin", "maintain", "write":
+		return proceed(), nil
+	case "":
+		perm = "none"
+	}
+	return refuse("actor %s has %s permission on the repository, and triggering needs write, maintain or admin", actor, perm), nil
+}
+
+func checkLinkedPRs(ctx context.Context, issue int, perms Permissions) (Decision, error) {
+	if perms == nil {
+		return Decision{}, fmt.Errorf("decide: open pull requests of issue #%d: no permission checker", issue)
+	}
+	prs, err := perms.OpenLinkedPRs(ctx, issue)
+	if err != nil {
+		return Decision{}, fmt.Errorf("decide: open pull requests of issue #%d: %w", issue, err)
+	}
+	for _, pr := range prs {
+		switch strings.ToUpper(pr.AuthorAssociation) {
+		case "OWNER", "MEMBER", "COLLABORATOR":
+			where := ""
+			if pr.URL != "" {
+				where = " (" + pr.URL + ")"
+			}
+			return refuse("issue #%d already has open pull request #%d%s by collaborator %s; close it to run again",
+				issue, pr.Number, where, pr.Author), nil
+		}
+	}
+	return proceed(), nil
+}
+
+// isBot takes either signal: user logins cannot contain brackets, so a "[bot]" login is never a
+// person, whatever type the payload claims. The suffix only ever marks a bot as untrusted; what
+// trusts one is its name in AllowedBots.
+func isBot(e *Event) bool {
+	return strings.EqualFold(e.ActorType, "Bot") || strings.HasSuffix(strings.ToLower(e.Actor), "[bot]")
+}
+
+// containsLogin matches logins case-insensitively, as GitHub does.
+func containsLogin(list []string, login string) bool {
+	return slices.ContainsFunc(list, func(s string) bool { return strings.EqualFold(strings.TrimSpace(s), login) })
+}
+
+// containsBot is containsLogin ignoring a "[bot]" suffix on either side, so "renovate" and
+// "renovate[bot]" name the same bot.
+func containsBot(list []string, login string) bool {
+	norm := func(s string) string { return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "[bot]") }
+	return slices.ContainsFunc(list, func(s string) bool { return norm(s) == norm(login) })
+}
+
+// hasTrigger reports whether body holds one of phrases as a whole word. The body is sanitized
+// first, so a phrase inside a hidden HTML comment does not count, and quoted lines ("> …") are
+// skipped, so replying to a comment that triggered a run does not trigger another.
+func hasTrigger(body string, phrases []string) bool {
+	var res []*regexp.Regexp
+	for _, ph := range phrases {
+		if ph = strings.TrimSpace(ph); ph != "" {
+			res = append(res, phraseRE(ph))
+		}
+	}
+	for line := range strings.Lines(Sanitize(body)) {
+		if strings.HasPrefix(strings.TrimLeft(line, " \t"), ">") {
+			continue
+		}
+		line = strings.TrimSuffix(line, "\n")
+		if slices.ContainsFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(line) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// phraseRE matches phrase between a line edge, space or opening punctuation and a line edge,
+// space or closing punctuation; a "." counts only when it ends a sentence. Word characters, "-",
+// "/" and "@" around it are no boundary: "@sandcastle-bot" names another user, "src/sandcastle"
+// is a path and "/sandcastle.yml" a file.
+func phraseRE(phrase string) *regexp.Regexp {
+	const before = "(?:^|[\\s(\\[{\"'`*~])"
+	const after = "(?:$|[\\s,!?;:)\\]}\"'`*~]|\\.(?:$|\\s))"
+	return regexp.MustCompile("(?i)" + before + regexp.QuoteMeta(phrase) + after)
+}

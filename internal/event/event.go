@@ -1,0 +1,288 @@
+package event
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Event names this package understands. Any other name loads as an Event with only Name set.
+const (
+	Issues                   = "issues"
+	IssueComment             = "issue_comment"
+	PullRequest              = "pull_request"
+	PullRequestTarget        = "pull_request_target"
+	PullRequestReviewComment = "pull_request_review_comment"
+	Schedule                 = "schedule"
+	WorkflowDispatch         = "workflow_dispatch"
+	Push                     = "push"
+)
+
+// Event is the part of a webhook payload a run needs. Fields a payload does not carry stay
+// zero: a schedule payload has no sender and no repository, so the caller fills Repository
+// from GITHUB_REPOSITORY when it needs one.
+type Event struct {
+	Name       string // GITHUB_EVENT_NAME
+	Action     string // "opened", "labeled", "created", …; empty for schedule, push, workflow_dispatch
+	Actor      string // sender.login
+	ActorType  string // sender.type: "User", "Bot" or "Organization"
+	Repository string // owner/name
+	Owner      string
+	Repo       string
+	Issue      *Issue   // issues, issue_comment
+	PR         *PR      // pull_request, pull_request_target, pull_request_review_comment
+	Comment    *Comment // issue_comment, pull_request_review_comment
+	Label      string   // the label added (labeled) or removed (unlabeled)
+	Inputs     map[string]string
+}
+
+// Issue is an issue, or a pull request seen through the issues API (an issue_comment on a pull
+// request), in which case IsPR is set and head and base are unknown.
+type Issue struct {
+	Number            int
+	Title             string
+	Body              string
+	State             string // "open" or "closed"
+	Labels            []string
+	IsPR              bool
+	Author            string
+	AuthorAssociation string // OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, …
+}
+
+// PR is a pull request.
+type PR struct {
+	Number  int
+	Title   string
+	Body    string
+	State   string // "open" or "closed"
+	HeadRef string
+	BaseRef string
+	HeadSHA string
+	Author  string
+	Fork    bool // the head lives in another repository (or one since deleted)
+}
+
+// Comment is an issue comment or a pull request review comment.
+type Comment struct {
+	ID                int64
+	Body              string
+	Author            string
+	AuthorAssociation string
+}
+
+// payload mirrors the webhook fields Load reads; GitHub documents these shapes under
+// "Webhook events and payloads".
+type payload struct {
+	Action      string                     `json:"action"`
+	Sender      *account                   `json:"sender"`
+	Repository  *repository                `json:"repository"`
+	Issue       *issuePayload              `json:"issue"`
+	PullRequest *pullPayload               `json:"pull_request"`
+	Comment     *commentPayload            `json:"comment"`
+	Label       *label                     `json:"label"`
+	Inputs      map[string]json.RawMessage `json:"inputs"`
+}
+
+type label struct {
+	Name string `json:"name"`
+}
+
+type account struct {
+	Login string `json:"login"`
+	Type  string `json:"type"`
+}
+
+type repository struct {
+	FullName string  `json:"full_name"`
+	Name     string  `json:"name"`
+	Owner    account `json:"owner"`
+}
+
+type issuePayload struct {
+	Number            int     `json:"number"`
+	Title             string  `json:"title"`
+	Body              string  `json:"body"`
+	State             string  `json:"state"`
+	User              account `json:"user"`
+	AuthorAssociation string  `json:"author_association"`
+	Labels            []label `json:"labels"`
+	PullRequest       *struct {
+		URL string `json:"url"`
+	} `json:"pull_request"`
+}
+
+type pullPayload struct {
+	Number int     `json:"number"`
+	Title  string  `json:"title"`
+	Body   string  `json:"body"`
+	State  string  `json:"state"`
+	User   account `json:"user"`
+	Head   gitRef  `json:"head"`
+	Base   gitRef  `json:"base"`
+}
+
+type gitRef struct {
+	Ref  string `json:"ref"`
+	SHA  string `json:"sha"`
+	Repo *struct {
+		FullName string `json:"full_name"`
+	} `json:"repo"`
+}
+
+type commentPayload struct {
+	ID                int64   `json:"id"`
+	Body              string  `json:"body"`
+	User              account `json:"user"`
+	AuthorAssociation string  `json:"author_association"`
+}
+
+// Load reads the event named name (GITHUB_EVENT_NAME) from the JSON payload at path
+// (GITHUB_EVENT_PATH). An event this package does not know loads with only Name set and its
+// payload unread. A payload that is missing, is not a JSON object, or lacks the object its event
+// is about (the issue of an issues event, the comment of a comment event) is an error.
+func Load(name, path string) (*Event, error) {
+	if name == "" {
+		return nil, errors.New("load event: GITHUB_EVENT_NAME is empty")
+	}
+	if !known(name) {
+		return &Event{Name: name}, nil
+	}
+	if path == "" {
+		return nil, fmt.Errorf("load event %s: GITHUB_EVENT_PATH is empty", name)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load event %s: read GITHUB_EVENT_PATH: %w", name, err)
+	}
+	// Unmarshal accepts "null" or "[]" into a struct without complaint; a payload is an object.
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return nil, fmt.Errorf("load event %s: GITHUB_EVENT_PATH %s does not hold a JSON object", name, path)
+	}
+	var p payload
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("load event %s: parse GITHUB_EVENT_PATH %s: %w", name, path, err)
+	}
+	e, err := fromPayload(name, &p)
+	if err != nil {
+		return nil, fmt.Errorf("load event %s: GITHUB_EVENT_PATH %s: %w", name, path, err)
+	}
+	return e, nil
+}
+
+func known(name string) bool {
+	switch name {
+	case Issues, IssueComment, PullRequest, PullRequestTarget, PullRequestReviewComment,
+		Schedule, WorkflowDispatch, Push:
+		return true
+	}
+	return false
+}
+
+func fromPayload(name string, p *payload) (*Event, error) {
+	e := &Event{Name: name, Action: p.Action}
+	if p.Sender != nil {
+		e.Actor, e.ActorType = p.Sender.Login, p.Sender.Type
+	}
+	if r := p.Repository; r != nil {
+		e.Owner, e.Repo, e.Repository = r.Owner.Login, r.Name, r.FullName
+		if e.Repository == "" && e.Owner != "" && e.Repo != "" {
+			e.Repository = e.Owner + "/" + e.Repo
+		}
+	}
+
+	need := func(present bool, what string) error {
+		if !present {
+			return fmt.Errorf("payload has no %s", what)
+		}
+		return nil
+	}
+	switch name {
+	case Issues:
+		if err := need(p.Issue != nil, "issue"); err != nil {
+			return nil, err
+		}
+		e.Issue = issueFrom(p.Issue)
+	case IssueComment:
+		if err := errors.Join(need(p.Issue != nil, "issue"), need(p.Comment != nil, "comment")); err != nil {
+			return nil, err
+		}
+		e.Issue, e.Comment = issueFrom(p.Issue), commentFrom(p.Comment)
+	case PullRequest, PullRequestTarget:
+		if err := need(p.PullRequest != nil, "pull_request"); err != nil {
+			return nil, err
+		}
+		e.PR = prFrom(p.PullRequest)
+	case PullRequestReviewComment:
+		if err := errors.Join(need(p.PullRequest != nil, "pull_request"), need(p.Comment != nil, "comment")); err != nil {
+			return nil, err
+		}
+		e.PR, e.Comment = prFrom(p.PullRequest), commentFrom(p.Comment)
+	case WorkflowDispatch:
+		e.Inputs = inputsFrom(p.Inputs)
+	}
+	if p.Label != nil && (e.Issue != nil || e.PR != nil) {
+		e.Label = p.Label.Name
+	}
+	return e, nil
+}
+
+func issueFrom(p *issuePayload) *Issue {
+	is := &Issue{
+		Number:            p.Number,
+		Title:             p.Title,
+		Body:              p.Body,
+		State:             p.State,
+		IsPR:              p.PullRequest != nil,
+		Author:            p.User.Login,
+		AuthorAssociation: p.AuthorAssociation,
+	}
+	for _, l := range p.Labels {
+		is.Labels = append(is.Labels, l.Name)
+	}
+	return is
+}
+
+func prFrom(p *pullPayload) *PR {
+	// A deleted fork leaves head.repo null; that head is certainly not in the base repository.
+	fork := p.Head.Repo == nil || p.Base.Repo == nil || p.Head.Repo.FullName != p.Base.Repo.FullName
+	return &PR{
+		Number:  p.Number,
+		Title:   p.Title,
+		Body:    p.Body,
+		State:   p.State,
+		HeadRef: p.Head.Ref,
+		BaseRef: p.Base.Ref,
+		HeadSHA: p.Head.SHA,
+		Author:  p.User.Login,
+		Fork:    fork,
+	}
+}
+
+func commentFrom(p *commentPayload) *Comment {
+	return &Comment{ID: p.ID, Body: p.Body, Author: p.User.Login, AuthorAssociation: p.AuthorAssociation}
+}
+
+// inputsFrom keeps workflow_dispatch inputs as text: strings as they are, anything else
+// (a boolean or number sent through the API) as its JSON spelling, null as "".
+func inputsFrom(raw map[string]json.RawMessage) map[string]string {
+	if raw == nil {
+		return nil
+	}
+	in := make(map[string]string, len(raw))
+	for k, v := range raw {
+		// Unmarshal leaves s empty for null.
+		if s := ""; json.Unmarshal(v, &s) == nil {
+			in[k] = s
+		} else {
+			in[k] = strings.TrimSpace(string(v))
+		}
+	}
+	return in
+}
+
+// number formats an issue or pull request number for a prompt.
+func number(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,14 @@
+// Package push publishes the agent's branch to the remote from the host side, by mode: auto (a
+// fast-forward push), force, lease (force only if the remote branch is still where it was when
+// the run started) or none.
+//
+// A branch that moved on the remote is never overwritten by auto or lease: the commits go to a
+// new recovery branch instead and the error is a *BranchMovedError naming it. The local branch
+// is never changed, so a failed push loses nothing.
+//
+// The token reaches git only through the environment of the git commands run here (an
+// http.<server>/.extraheader passed by GIT_CONFIG_COUNT), scoped to the server URL: it is never
+// written to .git/config, argv or a remote URL, and is removed from any error text. Because the
+// agent could have edited the repository's config, with a token the remote must point at the
+// server, and hooks, signing and credential helpers are switched off for the push.
+package push

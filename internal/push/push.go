@@ -1,0 +1,385 @@
+package push
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
+)
+
+// The push modes.
+const (
+	Auto  = "auto"  // fast-forward only; a moved branch goes to the recovery branch
+	None  = "none"  // push nothing
+	Force = "force" // overwrite the remote branch
+	Lease = "lease" // overwrite only if the remote branch is still at Options.Lease
+)
+
+// Options describe one push.
+type Options struct {
+	Dir string // the repository or a worktree of it
+	// Env is the base environment for git, KEY=VALUE, as package git takes it; nil means this
+	// process's. GIT_CONFIG_* entries in it are kept next to the ones added here.
+	Env    []string
+	Remote string // remote name; "" means origin
+	Branch string // local branch, pushed to the branch of the same name on the remote
+	Mode   string // Auto, None, Force or Lease; "" means Auto
+	// Lease is the commit the remote branch had when the run started, "" when it did not
+	// exist (then the push requires that it still does not). Lease mode only.
+	Lease string
+	// Token authenticates the push (an x-access-token, as GITHUB_TOKEN or an App token). ""
+	// leaves authentication to the user's own git setup (the CLI on a workstation).
+	Token string
+	// ServerURL is the GitHub server (GITHUB_SERVER_URL); "" means https://github.com. The
+	// token is sent to URLs under it only.
+	ServerURL string
+	// RecoveryBranch receives the commits when the remote branch moved; it must not exist on
+	// the remote yet. "" means the commits stay on the local branch only.
+	RecoveryBranch string
+}
+
+// Result is what Push did.
+type Result struct {
+	Pushed   bool   // the remote Branch now has SHA because of this push
+	Branch   string // the branch pushed
+	SHA      string // the local branch's commit; "" when nothing was resolved
+	Recovery string // the commits went to this remote branch instead of Branch
+	Skipped  string // why nothing was pushed, when nothing was and no error happened
+}
+
+// ErrAuthentication means the remote refused the credentials: a wrong or expired token, or
+// one without permission to write.
+var ErrAuthentication = errors.New("authentication failed")
+
+// BranchMovedError means the remote branch is no longer where the push expected it (someone
+// else pushed), so it was left alone. The commits are on the Recovery branch when that push
+// worked, and on the local branch in every case.
+type BranchMovedError struct {
+	Remote      string
+	Branch      string
+	SHA         string // the commit that was to be pushed
+	RemoteSHA   string // where the remote branch is now; "" when unknown or gone
+	Recovery    string // remote branch that now holds SHA; "" when not pushed there
+	RecoveryErr error  // why the push to the recovery branch failed
+}
+
+func (e *BranchMovedError) Error() string {
+	msg := fmt.Sprintf("push %s to %s: the remote branch changed since the run started", e.Branch, e.Remote)
+	if e.RemoteSHA != "" {
+		msg += " (it is now at " + short(e.RemoteSHA) + ")"
+	}
+	msg += ", so it was not overwritten"
+	switch {
+	case e.Recovery != "":
+		return msg + fmt.Sprintf("; the commits (%s) were pushed to the new branch %s on %s instead, and are also on the local branch %s",
+			short(e.SHA), e.Recovery, e.Remote, e.Branch)
+	case e.RecoveryErr != nil:
+		return msg + fmt.Sprintf("; pushing the commits to a recovery branch failed too (%v); they are on the local branch %s (%s)",
+			e.RecoveryErr, e.Branch, short(e.SHA))
+	}
+	return msg + fmt.Sprintf("; the commits are on the local branch %s (%s)", e.Branch, short(e.SHA))
+}
+
+func (e *BranchMovedError) Unwrap() error { return e.RecoveryErr }
+
+// Per-command deadlines, so a stalled network cannot hold the run forever.
+const (
+	pushTimeout  = 5 * time.Minute
+	queryTimeout = time.Minute
+)
+
+// Push publishes o.Branch as o.Mode says. The local branch is never changed. When the remote
+// branch moved (Auto, Lease) the error is a *BranchMovedError and Result.Recovery names where
+// the commits went; a refused token is an error wrapping ErrAuthentication.
+func Push(ctx context.Context, o Options) (Result, error) {
+	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return Result{}, err
+	}
+	res := Result{Branch: o.Branch}
+	if o.Mode == None {
+		res.Skipped = "push is none"
+		return res, nil
+	}
+	creds, err := newCredentials(o.ServerURL, o.Token)
+	if err != nil {
+		return res, err
+	}
+	p := pusher{
+		git:    git.New(o.Dir, creds.environ(o.Env)).WithConfig(creds.config()...),
+		remote: o.Remote,
+		creds:  creds,
+	}
+
+	res.SHA, err = p.resolve(ctx, o.Branch)
+	if err != nil {
+		return res, err
+	}
+	if o.Mode == Lease && res.SHA == o.Lease {
+		res.Skipped = "no new commits: " + o.Branch + " is where the run started"
+		return res, nil
+	}
+	if creds.token != "" {
+		if err := p.checkURLs(ctx); err != nil {
+			return res, err
+		}
+	}
+
+	var flags []string
+	switch o.Mode {
+	case Force:
+		flags = []string{"--force"}
+	case Lease:
+		// An empty expectation means the ref must not exist on the remote.
+		flags = []string{"--force-with-lease=refs/heads/" + o.Branch + ":" + o.Lease}
+	}
+	st, err := p.push(ctx, res.SHA, o.Branch, flags...)
+	if err != nil {
+		return res, err
+	}
+	switch {
+	case st.upToDate():
+		res.Skipped = fmt.Sprintf("%s already has %s at %s", o.Remote, o.Branch, short(res.SHA))
+		return res, nil
+	case st.ok():
+		res.Pushed = true
+		return res, nil
+	case !st.moved():
+		return res, fmt.Errorf("push %s to %s rejected: %s; the commits are on the local branch %s (%s)",
+			o.Branch, o.Remote, st.summary, o.Branch, short(res.SHA))
+	}
+
+	moved := &BranchMovedError{Remote: o.Remote, Branch: o.Branch, SHA: res.SHA}
+	moved.RemoteSHA = p.remoteSHA(ctx, o.Branch)
+	if o.RecoveryBranch != "" {
+		moved.RecoveryErr = p.recover(ctx, res.SHA, o.RecoveryBranch)
+		if moved.RecoveryErr == nil {
+			moved.Recovery = o.RecoveryBranch
+			res.Recovery = o.RecoveryBranch
+		}
+	}
+	return res, moved
+}
+
+func (o Options) withDefaults() Options {
+	if o.Remote == "" {
+		o.Remote = "origin"
+	}
+	if o.Mode == "" {
+		o.Mode = Auto
+	}
+	if o.ServerURL == "" {
+		o.ServerURL = "https://github.com"
+	}
+	return o
+}
+
+func (o Options) validate() error {
+	switch o.Mode {
+	case Auto, None, Force, Lease:
+	default:
+		return fmt.Errorf("push: unknown mode %q (want auto, none, force or lease)", o.Mode)
+	}
+	if o.Dir == "" {
+		return errors.New("push: no repository directory")
+	}
+	if err := gitref.Check(o.Branch); err != nil {
+		return fmt.Errorf("push: branch: %w", err)
+	}
+	if o.RecoveryBranch != "" {
+		if err := gitref.Check(o.RecoveryBranch); err != nil {
+			return fmt.Errorf("push: recovery branch: %w", err)
+		}
+		if o.RecoveryBranch == o.Branch {
+			return fmt.Errorf("push: the recovery branch must differ from %s", o.Branch)
+		}
+	}
+	if strings.HasPrefix(o.Remote, "-") || strings.ContainsFunc(o.Remote, isSpaceOrControl) {
+		return fmt.Errorf("push: %q is not a remote name", o.Remote)
+	}
+	if o.Lease != "" && !isCommitID(o.Lease) {
+		return fmt.Errorf("push: lease %q is not a full commit id", o.Lease)
+	}
+	return nil
+}
+
+// isCommitID reports whether s is a full SHA-1 or SHA-256 commit id in lower-case hex.
+func isCommitID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	return !strings.ContainsFunc(s, func(r rune) bool { return (r < '0' || r > '9') && (r < 'a' || r > 'f') })
+}
+
+func isSpaceOrControl(r rune) bool { return r <= ' ' || r == 0x7f }
+
+// short abbreviates a commit id for messages.
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+// pusher runs the git commands of one Push.
+type pusher struct {
+	git    git.Repo
+	remote string
+	creds  credentials
+}
+
+func (p pusher) resolve(ctx context.Context, branch string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	sha, err := p.git.Resolve(ctx, "refs/heads/"+branch)
+	if err != nil {
+		return "", fmt.Errorf("push: read local branch %s: %w", branch, err)
+	}
+	return sha, nil
+}
+
+// checkURLs refuses remotes outside the server. The agent could have rewritten the remote in
+// .git/config (an ssh URL with core.sshCommand, say, would run a program of its choosing with
+// the token in its environment), so the token only goes along when git would talk to the
+// server itself. Fetch URLs are checked too because remoteSHA reads through them.
+func (p pusher) checkURLs(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	for _, which := range [][]string{{"--all"}, {"--all", "--push"}} {
+		args := append(append([]string{"remote", "get-url"}, which...), "--end-of-options", p.remote)
+		out, err := p.git.Run(ctx, args...)
+		if err != nil {
+			return fmt.Errorf("push: read the URL of remote %s: %w", p.remote, p.creds.redactErr(err))
+		}
+		for u := range strings.Lines(out) {
+			u = strings.TrimSpace(u)
+			if !p.creds.serves(u) {
+				return fmt.Errorf("push to %s refused: its URL %s is not on %s, the only server the token is for",
+					p.remote, p.creds.redact(redactURL(u)), p.creds.server)
+			}
+		}
+	}
+	return nil
+}
+
+// refStatus is git push --porcelain's report on one ref.
+type refStatus struct {
+	flag    byte   // ' ' fast-forward, '+' forced, '*' new, '=' up to date, '!' rejected
+	summary string // e.g. "[rejected] (stale info)"
+}
+
+func (s refStatus) ok() bool       { return s.flag == ' ' || s.flag == '+' || s.flag == '*' }
+func (s refStatus) upToDate() bool { return s.flag == '=' }
+
+// moved reports a rejection because of the remote branch's state, as opposed to one by the
+// server (a protected branch, a hook).
+func (s refStatus) moved() bool {
+	if s.flag != '!' || !strings.HasPrefix(s.summary, "[rejected]") {
+		return false
+	}
+	for _, reason := range []string{"(stale info)", "(fetch first)", "(non-fast-forward)"} {
+		if strings.Contains(s.summary, reason) {
+			return true
+		}
+	}
+	return false
+}
+
+// push pushes commit sha to refs/heads/<dst> and returns git's verdict on that ref. An error
+// means git could not push at all (authentication, network).
+func (p pusher) push(ctx context.Context, sha, dst string, flags ...string) (refStatus, error) {
+	ctx, cancel := context.WithTimeout(ctx, pushTimeout)
+	defer cancel()
+	// The agent may have planted hooks or signing and submodule settings in the repository:
+	// none of them runs, since they would run with the token in their environment.
+	args := []string{"push", "--porcelain", "--no-verify", "--no-follow-tags", "--no-signed", "--recurse-submodules=no"}
+	args = append(append(args, flags...), "--end-of-options", p.remote, sha+":refs/heads/"+dst)
+	out, err := p.git.Run(ctx, args...)
+	if st, found := parsePorcelain(out, "refs/heads/"+dst); found {
+		return st, nil // a rejection exits 1 and is reported here
+	}
+	if err == nil {
+		return refStatus{}, fmt.Errorf("push %s to %s: git reported nothing about refs/heads/%s", dst, p.remote, dst)
+	}
+	var ge *git.Error
+	if errors.As(err, &ge) && authFailed(ge.Stderr) {
+		return refStatus{}, fmt.Errorf("push to %s rejected: %w; check github-token has contents: write (git: %s)",
+			p.remote, ErrAuthentication, p.creds.redact(lastLine(ge.Stderr)))
+	}
+	return refStatus{}, fmt.Errorf("push %s to %s: %w", dst, p.remote, p.creds.redactErr(err))
+}
+
+// recover pushes sha to a new branch; it never overwrites one that exists.
+func (p pusher) recover(ctx context.Context, sha, branch string) error {
+	st, err := p.push(ctx, sha, branch, "--force-with-lease=refs/heads/"+branch+":")
+	switch {
+	case err != nil:
+		return err
+	case st.ok() || st.upToDate():
+		return nil
+	}
+	return fmt.Errorf("push to %s %s: %s", p.remote, branch, st.summary)
+}
+
+// remoteSHA returns where the remote branch is now, "" when unknown or gone.
+func (p pusher) remoteSHA(ctx context.Context, branch string) string {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	out, err := p.git.Run(ctx, "ls-remote", "--end-of-options", p.remote, "refs/heads/"+branch)
+	if err != nil {
+		return ""
+	}
+	for line := range strings.Lines(out) {
+		if sha, ref, ok := strings.Cut(strings.TrimSpace(line), "\t"); ok && ref == "refs/heads/"+branch {
+			return sha
+		}
+	}
+	return ""
+}
+
+// parsePorcelain finds the status line of the remote ref dst in git push --porcelain output:
+// "<flag>\t<src>:<dst>\t<summary>".
+func parsePorcelain(out, dst string) (refStatus, bool) {
+	for line := range strings.Lines(out) {
+		fields := strings.SplitN(strings.TrimRight(line, "\r\n"), "\t", 3)
+		if len(fields) != 3 || len(fields[0]) != 1 {
+			continue
+		}
+		if _, to, _ := strings.Cut(fields[1], ":"); to == dst {
+			return refStatus{flag: fields[0][0], summary: fields[2]}, true
+		}
+	}
+	return refStatus{}, false
+}
+
+// authFailed reports whether git's stderr says the server refused the credentials. GitHub
+// answers 401 for a bad token, and 403 ("Permission to o/r.git denied") for one that may read
+// but not write; with prompts and helpers off, a 401 surfaces as git failing to ask for a
+// username.
+func authFailed(stderr string) bool {
+	s := strings.ToLower(stderr)
+	for _, sign := range []string{
+		"authentication failed",
+		"terminal prompts disabled",
+		"could not read username",
+		"could not read password",
+		"invalid username or password",
+		"returned error: 401",
+		"returned error: 403",
+	} {
+		if strings.Contains(s, sign) {
+			return true
+		}
+	}
+	return strings.Contains(s, "permission to") && strings.Contains(s, "denied")
+}
+
+// lastLine returns the last non-blank line of s, where git puts its fatal error.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}

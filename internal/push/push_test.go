@@ -1,0 +1,619 @@
+package push_test
+
+import (
+	"encoding/base64"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/push"
+)
+
+const (
+	token         = "ghs_RightToken0123456789abcdef"
+	wrongToken    = "ghs_WrongToken0123456789abcdef"
+	readOnlyToken = "ghs_ReadOnlyToken0123456789abc"
+)
+
+// fixture is a local repository whose origin is a bare repository served by a gitServer. main
+// (one commit) is on both; the local branch agent has one more commit. When the test ends it
+// checks that no token and, unless persistedHeader, no extraheader reached .git/config.
+type fixture struct {
+	t      *testing.T
+	env    []string
+	srv    *gitServer
+	url    string // origin's URL
+	remote string // origin's bare repository
+	dir    string // the local repository
+	main   string // main's commit
+	agent  string // the agent branch's commit
+
+	persistedHeader bool
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	srv := newGitServer(t, token, readOnlyToken)
+	home := t.TempDir()
+	f := &fixture{
+		t:   t,
+		env: []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1"},
+		srv: srv,
+		dir: t.TempDir(),
+	}
+	f.url, f.remote = srv.NewRepo(t, "repo")
+	f.git(f.dir, "init", "-q", "-b", "main")
+	f.main = f.commit(f.dir, "README", "hello\n", "initial")
+	f.git(f.dir, "push", "-q", f.remote, "main") // seeded by path: no token involved
+	f.git(f.dir, "remote", "add", "origin", f.url)
+	f.git(f.dir, "switch", "-q", "-c", "agent")
+	f.agent = f.commit(f.dir, "work", "agent's work\n", "agent work")
+	t.Cleanup(f.checkConfig)
+	return f
+}
+
+// git runs git in dir with a test identity given by -c, never written anywhere.
+func (f *fixture) git(dir string, args ...string) string {
+	f.t.Helper()
+	out, err := git.New(dir, f.env).WithConfig("user.name=Test", "user.email=test@example.com").Run(f.t.Context(), args...)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return out
+}
+
+func (f *fixture) commit(dir, file, content, msg string) string {
+	f.t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	f.git(dir, "add", "--", file)
+	f.git(dir, "commit", "-q", "-m", msg)
+	return f.git(dir, "rev-parse", "HEAD")
+}
+
+// remoteBranch returns the commit of a branch in the bare repository, "" when it does not exist.
+func (f *fixture) remoteBranch(name string) string {
+	f.t.Helper()
+	out, err := git.New(f.remote, f.env).Run(f.t.Context(), "for-each-ref", "--format=%(objectname)", "refs/heads/"+name)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return out
+}
+
+// setRemoteBranch makes the bare repository's branch point at a new commit on top of base, as
+// someone else's push would, and returns it.
+func (f *fixture) setRemoteBranch(name, base string) string {
+	f.t.Helper()
+	other := f.t.TempDir()
+	f.git(other, "init", "-q")
+	f.git(other, "fetch", "-q", f.remote, base)
+	f.git(other, "switch", "-q", "--detach", base)
+	sha := f.commit(other, "other", "someone else\n", "someone else's work")
+	f.git(other, "push", "-q", "--force", f.remote, "HEAD:refs/heads/"+name)
+	return sha
+}
+
+// options returns push options for the agent branch with the right token.
+func (f *fixture) options(mode string) push.Options {
+	return push.Options{
+		Dir:            f.dir,
+		Env:            f.env,
+		Branch:         "agent",
+		Mode:           mode,
+		Token:          token,
+		ServerURL:      f.srv.URL,
+		RecoveryBranch: "sandcastle/recovery-1",
+	}
+}
+
+// checkLocal fails the test when the local agent branch is not where the fixture left it.
+func (f *fixture) checkLocal() {
+	f.t.Helper()
+	if got := f.git(f.dir, "rev-parse", "refs/heads/agent"); got != f.agent {
+		f.t.Errorf("local agent = %s, want %s (untouched)", got, f.agent)
+	}
+}
+
+func (f *fixture) checkConfig() {
+	config, err := os.ReadFile(filepath.Join(f.dir, ".git", "config"))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for _, tok := range []string{token, wrongToken, readOnlyToken} {
+		if strings.Contains(string(config), tok) || strings.Contains(string(config), basic(tok)) {
+			f.t.Errorf(".git/config holds a token:\n%s", config)
+		}
+	}
+	if !f.persistedHeader && strings.Contains(strings.ToLower(string(config)), "extraheader") {
+		f.t.Errorf(".git/config holds an extraheader:\n%s", config)
+	}
+}
+
+func basic(tok string) string {
+	return base64.StdEncoding.EncodeToString([]byte("x-access-token:" + tok))
+}
+
+func checkNoToken(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	for _, tok := range []string{token, wrongToken, readOnlyToken} {
+		if strings.Contains(err.Error(), tok) || strings.Contains(err.Error(), basic(tok)) {
+			t.Errorf("error holds a token: %v", err)
+		}
+	}
+}
+
+func TestPush_new_branch(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{push.Auto, push.Force, push.Lease} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			// For lease, Lease "" means the branch must not exist, and it does not.
+			res, err := push.Push(t.Context(), f.options(mode))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := res, (push.Result{Pushed: true, Branch: "agent", SHA: f.agent}); got != want {
+				t.Errorf("Result = %+v, want %+v", got, want)
+			}
+			if got := f.remoteBranch("agent"); got != f.agent {
+				t.Errorf("remote agent = %q, want %s", got, f.agent)
+			}
+			if got := f.remoteBranch("sandcastle/recovery-1"); got != "" {
+				t.Errorf("recovery branch was pushed: %s", got)
+			}
+		})
+	}
+}
+
+func TestPush_fast_forward_and_lease_held(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{push.Auto, push.Lease} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			f.git(f.dir, "push", "-q", f.remote, f.main+":refs/heads/agent") // the run started from main
+			o := f.options(mode)
+			o.Lease = f.main
+			res, err := push.Push(t.Context(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Pushed || res.Recovery != "" {
+				t.Errorf("Result = %+v, want pushed without recovery", res)
+			}
+			if got := f.remoteBranch("agent"); got != f.agent {
+				t.Errorf("remote agent = %q, want %s", got, f.agent)
+			}
+		})
+	}
+}
+
+func TestPush_from_worktree(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	f.git(f.dir, "switch", "-q", "main")
+	f.git(f.dir, "worktree", "add", "-q", wt, "agent")
+	o := f.options(push.Lease)
+	o.Dir = wt
+	if _, err := push.Push(t.Context(), o); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.remoteBranch("agent"); got != f.agent {
+		t.Errorf("remote agent = %q, want %s", got, f.agent)
+	}
+}
+
+func TestPush_authentication_failure(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		token string
+	}{
+		{"wrong_token", wrongToken},        // 401
+		{"read_only_token", readOnlyToken}, // 403 on receive-pack
+		{"no_token", ""},                   // 401, and git may not prompt
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			o := f.options(push.Auto)
+			o.Token = tt.token
+			res, err := push.Push(t.Context(), o)
+			if !errors.Is(err, push.ErrAuthentication) {
+				t.Fatalf("err = %v, want ErrAuthentication", err)
+			}
+			if want := "push to origin rejected: authentication failed; check github-token has contents: write"; !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("err = %q, want it to start with %q", err, want)
+			}
+			checkNoToken(t, err)
+			if res.Pushed {
+				t.Error("Result.Pushed = true")
+			}
+			f.checkLocal()
+			if got := f.remoteBranch("agent"); got != "" {
+				t.Errorf("remote agent = %s, want none", got)
+			}
+		})
+	}
+}
+
+func TestPush_branch_moved(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		mode       string
+		leaseMain  bool // the remote branch existed at main when the run started
+		wantSubstr string
+	}{
+		{"lease_remote_moved", push.Lease, true, "changed since the run started"},
+		{"lease_remote_appeared", push.Lease, false, "changed since the run started"},
+		{"auto_not_fast_forward", push.Auto, true, "changed since the run started"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			o := f.options(tt.mode)
+			if tt.leaseMain {
+				f.git(f.dir, "push", "-q", f.remote, f.main+":refs/heads/agent")
+				o.Lease = f.main
+			}
+			theirs := f.setRemoteBranch("agent", f.main)
+
+			res, err := push.Push(t.Context(), o)
+			var moved *push.BranchMovedError
+			if !errors.As(err, &moved) {
+				t.Fatalf("err = %v (%T), want *BranchMovedError", err, err)
+			}
+			want := push.BranchMovedError{Remote: "origin", Branch: "agent", SHA: f.agent, RemoteSHA: theirs, Recovery: "sandcastle/recovery-1"}
+			if *moved != want {
+				t.Errorf("BranchMovedError = %+v, want %+v", *moved, want)
+			}
+			for _, s := range []string{tt.wantSubstr, "sandcastle/recovery-1", "not overwritten"} {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("err = %q, want it to mention %q", err, s)
+				}
+			}
+			if got, want := res, (push.Result{Branch: "agent", SHA: f.agent, Recovery: "sandcastle/recovery-1"}); got != want {
+				t.Errorf("Result = %+v, want %+v", got, want)
+			}
+			if got := f.remoteBranch("agent"); got != theirs {
+				t.Errorf("remote agent = %s, want %s (someone else's, untouched)", got, theirs)
+			}
+			if got := f.remoteBranch("sandcastle/recovery-1"); got != f.agent {
+				t.Errorf("remote recovery branch = %q, want %s", got, f.agent)
+			}
+			f.checkLocal()
+		})
+	}
+}
+
+func TestPush_branch_moved_recovery_never_overwritten(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.git(f.dir, "push", "-q", f.remote, f.main+":refs/heads/agent")
+	theirs := f.setRemoteBranch("agent", f.main)
+	existing := f.setRemoteBranch("sandcastle/recovery-1", f.main)
+	o := f.options(push.Lease)
+	o.Lease = f.main
+
+	res, err := push.Push(t.Context(), o)
+	var moved *push.BranchMovedError
+	if !errors.As(err, &moved) {
+		t.Fatalf("err = %v, want *BranchMovedError", err)
+	}
+	if moved.Recovery != "" || moved.RecoveryErr == nil || res.Recovery != "" {
+		t.Errorf("BranchMovedError = %+v, Result = %+v; want no recovery and its error", moved, res)
+	}
+	if !strings.Contains(err.Error(), "they are on the local branch agent") {
+		t.Errorf("err = %q, want it to say where the commits are", err)
+	}
+	if got := f.remoteBranch("sandcastle/recovery-1"); got != existing {
+		t.Errorf("remote recovery branch = %s, want %s (untouched)", got, existing)
+	}
+	if got := f.remoteBranch("agent"); got != theirs {
+		t.Errorf("remote agent = %s, want %s", got, theirs)
+	}
+	f.checkLocal()
+}
+
+func TestPush_branch_moved_without_recovery_branch(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	theirs := f.setRemoteBranch("agent", f.main)
+	o := f.options(push.Lease)
+	o.RecoveryBranch = ""
+	_, err := push.Push(t.Context(), o)
+	var moved *push.BranchMovedError
+	if !errors.As(err, &moved) {
+		t.Fatalf("err = %v, want *BranchMovedError", err)
+	}
+	if got, want := err.Error(), "push agent to origin: the remote branch changed since the run started (it is now at "+theirs[:12]+
+		"), so it was not overwritten; the commits are on the local branch agent ("+f.agent[:12]+")"; got != want {
+		t.Errorf("err = %q\nwant  %q", got, want)
+	}
+}
+
+func TestPush_force_overwrites(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.setRemoteBranch("agent", f.main)
+	res, err := push.Push(t.Context(), f.options(push.Force))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Pushed {
+		t.Errorf("Result = %+v, want pushed", res)
+	}
+	if got := f.remoteBranch("agent"); got != f.agent {
+		t.Errorf("remote agent = %s, want %s", got, f.agent)
+	}
+}
+
+func TestPush_skips(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		mode        string
+		lease       func(f *fixture) string
+		wantSkipped string
+	}{
+		{"none", push.None, nil, "push is none"},
+		{"lease_no_new_commits", push.Lease, func(f *fixture) string { return f.agent }, "no new commits"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			o := f.options(tt.mode)
+			if tt.lease != nil {
+				o.Lease = tt.lease(f)
+			}
+			res, err := push.Push(t.Context(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Pushed || !strings.Contains(res.Skipped, tt.wantSkipped) {
+				t.Errorf("Result = %+v, want skipped with %q", res, tt.wantSkipped)
+			}
+			if got := f.srv.Requests(); len(got) != 0 {
+				t.Errorf("server got %d requests, want none", len(got))
+			}
+			if got := f.remoteBranch("agent"); got != "" {
+				t.Errorf("remote agent = %s, want none", got)
+			}
+		})
+	}
+}
+
+func TestPush_up_to_date(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.git(f.dir, "push", "-q", f.remote, "agent")
+	res, err := push.Push(t.Context(), f.options(push.Auto))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pushed || !strings.Contains(res.Skipped, "already has agent") {
+		t.Errorf("Result = %+v, want skipped as up to date", res)
+	}
+}
+
+func TestPush_remote_rejects(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	hook := filepath.Join(f.remote, "hooks", "pre-receive")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho protected branch >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := push.Push(t.Context(), f.options(push.Force))
+	var moved *push.BranchMovedError
+	if err == nil || errors.As(err, &moved) || errors.Is(err, push.ErrAuthentication) {
+		t.Fatalf("err = %v, want a plain rejection", err)
+	}
+	if got, want := err.Error(), "push agent to origin rejected: [remote rejected] (pre-receive hook declined); the commits are on the local branch agent ("+f.agent[:12]+")"; got != want {
+		t.Errorf("err = %q\nwant  %q", got, want)
+	}
+	f.checkLocal()
+	if got := f.remoteBranch("agent"); got != "" {
+		t.Errorf("remote agent = %s, want none", got)
+	}
+}
+
+// TestPush_replaces_persisted_header: actions/checkout leaves an extraheader with its own token
+// in .git/config; the push must send only ours (the server refuses two headers).
+func TestPush_replaces_persisted_header(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.persistedHeader = true
+	key := "http." + f.srv.URL + "/.extraheader"
+	f.git(f.dir, "config", key, "AUTHORIZATION: basic "+basic("ghs_fromCheckout"))
+	before, err := os.ReadFile(filepath.Join(f.dir, ".git", "config"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := push.Push(t.Context(), f.options(push.Auto)); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.remoteBranch("agent"); got != f.agent {
+		t.Errorf("remote agent = %q, want %s", got, f.agent)
+	}
+	after, err := os.ReadFile(filepath.Join(f.dir, ".git", "config"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(after) != string(before) {
+		t.Errorf(".git/config changed:\n%s\nwant\n%s", after, before)
+	}
+}
+
+// TestPush_keeps_inherited_git_config: GIT_CONFIG_* pairs in Env still apply, numbered before
+// ours; a numbering clash would lose either them or the token.
+func TestPush_keeps_inherited_git_config(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	o := f.options(push.Auto)
+	o.Env = append(o.Env, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=http.userAgent", "GIT_CONFIG_VALUE_0=inherited-agent/1.0")
+	if _, err := push.Push(t.Context(), o); err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no requests")
+	}
+	for _, r := range reqs {
+		if r.UserAgent != "inherited-agent/1.0" {
+			t.Errorf("%s %s: User-Agent = %q, want the inherited one", r.Method, r.Path, r.UserAgent)
+		}
+	}
+}
+
+// TestPush_runs_no_hooks: hooks run with the token in their environment, and the agent can
+// write them.
+func TestPush_runs_no_hooks(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	script := "#!/bin/sh\nenv >> " + marker + "\n"
+	for _, name := range []string{"pre-push", "reference-transaction"} {
+		if err := os.WriteFile(filepath.Join(f.dir, ".git", "hooks", name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := push.Push(t.Context(), f.options(push.Auto)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+		b, _ := os.ReadFile(marker)
+		t.Errorf("a hook ran during the push:\n%s", b)
+	}
+}
+
+// TestPush_refuses_remote_off_server: with a token, a remote that git would reach elsewhere
+// than the server (as an agent editing .git/config could arrange) gets nothing.
+func TestPush_refuses_remote_off_server(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		config func(f *fixture, marker string) [][]string
+	}{
+		{"push_url_elsewhere", func(f *fixture, _ string) [][]string {
+			return [][]string{{"remote.origin.pushurl", f.remote}}
+		}},
+		{"push_instead_of", func(f *fixture, _ string) [][]string {
+			return [][]string{{"url." + f.srv.Root + "/.pushInsteadOf", f.srv.URL + "/"}}
+		}},
+		{"ssh_with_command", func(f *fixture, marker string) [][]string {
+			return [][]string{
+				{"remote.origin.url", "ssh://git@example.invalid/o/r.git"},
+				{"core.sshCommand", "env >> " + marker + "; false"},
+			}
+		}},
+		{"other_server", func(f *fixture, _ string) [][]string {
+			return [][]string{{"remote.origin.url", "https://example.invalid/o/r.git"}}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			marker := filepath.Join(t.TempDir(), "ran")
+			for _, kv := range tt.config(f, marker) {
+				f.git(f.dir, "config", kv[0], kv[1])
+			}
+			_, err := push.Push(t.Context(), f.options(push.Force))
+			if err == nil || !strings.Contains(err.Error(), "push to origin refused: its URL") {
+				t.Fatalf("err = %v, want a refusal naming the URL", err)
+			}
+			if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+				t.Error("the ssh command ran")
+			}
+			if got := f.remoteBranch("agent"); got != "" {
+				t.Errorf("remote agent = %s, want none", got)
+			}
+			f.checkLocal()
+		})
+	}
+}
+
+func TestPush_invalid_options(t *testing.T) {
+	t.Parallel()
+	valid := push.Options{Dir: t.TempDir(), Branch: "agent", Mode: push.Auto}
+	tests := []struct {
+		name   string
+		change func(o *push.Options)
+		want   string
+	}{
+		{"unknown_mode", func(o *push.Options) { o.Mode = "always" }, `push: unknown mode "always"`},
+		{"no_dir", func(o *push.Options) { o.Dir = "" }, "push: no repository directory"},
+		{"option_branch", func(o *push.Options) { o.Branch = "--force" }, "push: branch:"},
+		{"bad_recovery", func(o *push.Options) { o.RecoveryBranch = "a..b" }, "push: recovery branch:"},
+		{"recovery_is_branch", func(o *push.Options) { o.RecoveryBranch = "agent" }, "push: the recovery branch must differ"},
+		{"option_remote", func(o *push.Options) { o.Remote = "--receive-pack=x" }, "is not a remote name"},
+		{"short_lease", func(o *push.Options) { o.Mode, o.Lease = push.Lease, "abc123" }, "is not a full commit id"},
+		{"server_with_credentials", func(o *push.Options) { o.ServerURL = "https://u:p@github.com" }, "is not an http(s) URL"},
+		{"server_not_http", func(o *push.Options) { o.ServerURL = "ssh://github.com" }, "is not an http(s) URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			o := valid
+			tt.change(&o)
+			_, err := push.Push(t.Context(), o)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestPush_token_is_the_only_credential: when the token is refused, no credential helper or
+// askpass program of the user's is asked for another credential (or told to erase its own).
+func TestPush_token_is_the_only_credential(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		env  func(script string) []string
+	}{
+		{"credential_helper", func(script string) []string {
+			return []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=credential.helper", "GIT_CONFIG_VALUE_0=!" + script}
+		}},
+		{"askpass", func(script string) []string { return []string{"GIT_ASKPASS=" + script, "SSH_ASKPASS=" + script} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			marker := filepath.Join(t.TempDir(), "asked")
+			script := filepath.Join(t.TempDir(), "credential")
+			body := "#!/bin/sh\necho \"$@\" >> " + marker + "\necho username=x-access-token\necho password=" + token + "\n"
+			if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			o := f.options(push.Auto)
+			o.Token = wrongToken
+			o.Env = append(o.Env, tt.env(script)...)
+			_, err := push.Push(t.Context(), o)
+			if !errors.Is(err, push.ErrAuthentication) {
+				t.Errorf("err = %v, want ErrAuthentication", err)
+			}
+			if b, err := os.ReadFile(marker); err == nil {
+				t.Errorf("git asked for credentials: %s", b)
+			}
+			if got := f.remoteBranch("agent"); got != "" {
+				t.Errorf("remote agent = %s, want none", got)
+			}
+		})
+	}
+}
