@@ -1,0 +1,124 @@
+package githubapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// PublicAPIURL is the REST API of github.com, used when Options.APIURL is empty.
+const PublicAPIURL = "https://api.github.com"
+
+const (
+	defaultMaxRetries = 3
+	defaultMaxWait    = 60 * time.Second
+)
+
+// Options configures a Client.
+type Options struct {
+	// Token authenticates every request as "Authorization: Bearer <Token>". Required.
+	Token string
+	// APIURL is the value of GITHUB_API_URL: empty or PublicAPIURL for github.com,
+	// https://HOST/api/v3 on GitHub Enterprise Server.
+	APIURL string
+	// HTTPClient is copied, never modified; nil means a plain http.Client. Its Timeout, if
+	// any, also bounds the waits between retries, so prefer bounding calls with ctx.
+	HTTPClient *http.Client
+	// MaxRetries bounds the retries of one request: 0 means 3, a negative value none.
+	MaxRetries int
+	// MaxWait is the longest single wait for a rate limit to lift: 0 means 60 s. A limit
+	// that lifts later fails at once with its reset time rather than stalling the job.
+	MaxWait time.Duration
+	// Sleep waits between retries; nil means a timer that gives up when ctx is done.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now reads the clock for X-RateLimit-Reset; nil means time.Now.
+	Now func() time.Time
+	// Logger hears about each wait; nil discards.
+	Logger *slog.Logger
+}
+
+// Client is a GitHub REST API client for one token and one API host.
+type Client struct {
+	gh *github.Client
+}
+
+// New returns a Client for o, checking the token and the API URL.
+func New(o Options) (*Client, error) {
+	if o.Token == "" {
+		return nil, errors.New("githubapi: no token: a GitHub token is required")
+	}
+	hc := &http.Client{}
+	if o.HTTPClient != nil {
+		copied := *o.HTTPClient
+		hc = &copied
+	}
+	next := hc.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	hc.Transport = newRetryTransport(next, o)
+
+	gh := github.NewClient(hc).WithAuthToken(o.Token)
+	public, err := isPublicAPI(o.APIURL)
+	if err != nil {
+		return nil, err
+	}
+	if !public {
+		u, _ := url.Parse(o.APIURL) // checked by isPublicAPI
+		// Uploads are never used; go-github only needs a well-formed URL on the same host.
+		uploads := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}).String()
+		if gh, err = gh.WithEnterpriseURLs(o.APIURL, uploads); err != nil {
+			return nil, fmt.Errorf("githubapi: GITHUB_API_URL: %w", err)
+		}
+	}
+	return &Client{gh: gh}, nil
+}
+
+// isPublicAPI reports whether apiURL names github.com's API, and rejects values that are
+// not an http(s) URL of a host.
+func isPublicAPI(apiURL string) (bool, error) {
+	if apiURL == "" || strings.TrimSuffix(apiURL, "/") == PublicAPIURL {
+		return true, nil
+	}
+	u, err := url.Parse(apiURL)
+	if err != nil {
+		// url.Error quotes the input, which may hold credentials: report only the cause.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return false, fmt.Errorf("githubapi: GITHUB_API_URL is not a valid URL: %w", err)
+	}
+	if u.User != nil {
+		return false, errors.New("githubapi: GITHUB_API_URL must not contain credentials; pass the token separately")
+	}
+	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return false, fmt.Errorf("githubapi: GITHUB_API_URL %q is not an API URL: want %s or https://HOST/api/v3 for GitHub Enterprise Server", apiURL, PublicAPIURL)
+	}
+	return false, nil
+}
+
+// do sends a request built by go-github's client, for endpoints whose go-github method is
+// missing a field or does not escape its path.
+func (c *Client) do(ctx context.Context, method, path string, body, v any) error {
+	req, err := c.gh.NewRequest(method, path, body)
+	if err != nil {
+		return err
+	}
+	_, err = c.gh.Do(ctx, req, v)
+	return err
+}
+
+// drain empties and closes a response body so its connection can be reused.
+func drain(body io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 1<<20))
+	_ = body.Close()
+}

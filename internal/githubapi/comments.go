@@ -1,0 +1,65 @@
+package githubapi
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// Comment identifies an issue or pull request comment.
+type Comment struct {
+	ID  int64
+	URL string
+}
+
+// UpsertComment edits the comment on owner/repo#issue that carries marker, or creates one;
+// created reports which happened. All pages of comments are searched, and the newest match
+// wins, so a progress comment is edited in place across re-runs instead of repeated.
+func (c *Client) UpsertComment(ctx context.Context, owner, repo string, issue int, marker, body string) (comment Comment, created bool, err error) {
+	object := fmt.Sprintf("%s/%s#%d", owner, repo, issue)
+	tag, err := markerTag(marker)
+	if err != nil {
+		return Comment{}, false, fmt.Errorf("githubapi: upsert comment on %s: %w", object, err)
+	}
+	body = withTag(body, tag)
+
+	var found int64
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		comments, resp, err := c.gh.Issues.ListComments(ctx, owner, repo, issue, opts)
+		if err != nil {
+			return Comment{}, false, wrap("list comments on "+object, err)
+		}
+		for _, cm := range comments {
+			if strings.Contains(cm.GetBody(), tag) {
+				found = cm.GetID()
+			}
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	if found != 0 {
+		comment, err := c.EditComment(ctx, owner, repo, found, body)
+		return comment, false, err
+	}
+
+	cm, _, err := c.gh.Issues.CreateComment(ctx, owner, repo, issue, &github.IssueComment{Body: &body})
+	if err != nil {
+		return Comment{}, false, wrap("create comment on "+object, err)
+	}
+	return Comment{ID: cm.GetID(), URL: cm.GetHTMLURL()}, true, nil
+}
+
+// EditComment replaces the body of comment id in owner/repo. The body is sent as given: to
+// stay findable by UpsertComment it must keep the marker UpsertComment added.
+func (c *Client) EditComment(ctx context.Context, owner, repo string, id int64, body string) (Comment, error) {
+	cm, _, err := c.gh.Issues.EditComment(ctx, owner, repo, id, &github.IssueComment{Body: &body})
+	if err != nil {
+		return Comment{}, wrap(fmt.Sprintf("edit comment %d in %s/%s", id, owner, repo), err)
+	}
+	return Comment{ID: cm.GetID(), URL: cm.GetHTMLURL()}, nil
+}
