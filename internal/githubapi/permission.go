@@ -22,7 +22,8 @@ func (c *Client) Permission(ctx context.Context, owner, repo, user string) (stri
 			return "none", nil
 		}
 		e := wrap(fmt.Sprintf("get permission of %s in %s/%s", user, owner, repo), err)
-		if e.Status == http.StatusForbidden {
+		// statusOf sees only GitHub's error answers, so a rate-limit 403 gets no hint.
+		if statusOf(err) == http.StatusForbidden {
 			e.hint = "the token may not read collaborator permissions: a GitHub App or fine-grained token needs the \"Metadata\" repository permission (read), a classic token the repo scope"
 		}
 		return "", e
