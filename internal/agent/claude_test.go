@@ -84,7 +84,7 @@ func TestClaudeProviderFacts(t *testing.T) {
 	if s := c.Sessions(); s == nil || !s.Fork {
 		t.Errorf("Sessions() = %+v, want resumable and forkable sessions", s)
 	}
-	if got, want := c.Sessions().Dir("/home/runner/work/my.repo/my_repo"), "-home-runner-work-my-repo-my-repo"; got != want {
+	if got, want := c.Sessions().Dir("/srv/ci/my.repo/my_repo"), "-srv-ci-my-repo-my-repo"; got != want {
 		t.Errorf("Sessions().Dir() = %q, want claude's own encoding %q", got, want)
 	}
 	for _, name := range []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"} {

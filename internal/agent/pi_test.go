@@ -70,7 +70,7 @@ func TestPiProviderFacts(t *testing.T) {
 func TestPiSessionDir(t *testing.T) {
 	tests := []struct{ cwd, want string }{
 		{"/home/agent/workspace", "--home-agent-workspace--"},
-		{"/home/runner/work/my.repo/my_repo", "--home-runner-work-my.repo-my_repo--"},
+		{"/srv/ci/my.repo/my_repo", "--srv-ci-my.repo-my_repo--"},
 		{`C:\repos\my-app`, "--C--repos-my-app--"},
 		{`\\server\share`, "---server-share--"},
 		{"//double", "---double--"},

@@ -19,7 +19,7 @@ func TestRewriteCwdFixtures(t *testing.T) {
 		{"codex-rollout.jsonl", "/home/agent/workspace", 2},
 		{"pi-sample-resumed-session.jsonl", "/home/mattpocock/repos/ai/sandcastle", 1},
 	}
-	const to = `/home/runner/work/a "b"/<promise>&c`
+	const to = `/srv/ci/a "b"/<promise>&c`
 	for _, tt := range tests {
 		t.Run(strings.TrimSuffix(tt.file, ".jsonl"), func(t *testing.T) {
 			t.Parallel()
@@ -32,7 +32,7 @@ func TestRewriteCwdFixtures(t *testing.T) {
 				t.Errorf("a cwd of %s is left", tt.from)
 			}
 			// Escapes as the CLIs write them: quotes escaped, < > & not HTML-escaped.
-			wantValue := `"cwd":"/home/runner/work/a \"b\"/<promise>&c"`
+			wantValue := `"cwd":"/srv/ci/a \"b\"/<promise>&c"`
 			if n := bytes.Count(got, []byte(wantValue)); n != tt.changed {
 				t.Errorf("%d cwd fields rewritten, want %d", n, tt.changed)
 			}
