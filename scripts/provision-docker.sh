@@ -80,6 +80,14 @@ as_root() {
 	fi
 }
 
+# drop_replaced OLD_ID IMAGE removes the image OLD_ID when IMAGE was rebuilt as another one: the
+# replaced image would linger untagged. A container still using it keeps it, which is fine.
+drop_replaced() {
+	if [ -n "$1" ] && [ "$1" != "$(docker image inspect --format '{{.Id}}' "$2")" ]; then
+		docker image rm "$1" >/dev/null 2>&1 || true
+	fi
+}
+
 # run_logged LOG CMD... runs CMD with its output in LOG, and shows the log's tail when it fails.
 run_logged() {
 	local log=$1
@@ -240,9 +248,7 @@ base() {
 	fi
 	rm -rf "$ctx"
 	trap - EXIT
-	if [ -n "$old" ] && [ "$old" != "$(docker image inspect --format '{{.Id}}' "$BASE_IMAGE")" ]; then
-		docker image rm "$old" >/dev/null 2>&1 || true
-	fi
+	drop_replaced "$old" "$BASE_IMAGE"
 }
 
 # go_image gives the repository's Dockerfile its build stage's base. The toolchain is this host's
@@ -283,9 +289,7 @@ go_image() {
 			RUN mkdir -p /go/src /go/bin && chmod -R 1777 /go
 			WORKDIR /go
 		EOF
-	if [ -n "$old" ] && [ "$old" != "$(docker image inspect --format '{{.Id}}' "$GO_IMAGE")" ]; then
-		docker image rm "$old" >/dev/null 2>&1 || true
-	fi
+	drop_replaced "$old" "$GO_IMAGE"
 	outcome="built ($version)"
 }
 
@@ -334,10 +338,7 @@ image() {
 		--tag "$CLAUDE_IMAGE" "$ctx"
 	rm -rf "$ctx"
 	trap - EXIT
-	# The replaced image would linger untagged; a container still using it keeps it, which is fine.
-	if [ -n "$old" ] && [ "$old" != "$(docker image inspect --format '{{.Id}}' "$CLAUDE_IMAGE")" ]; then
-		docker image rm "$old" >/dev/null 2>&1 || true
-	fi
+	drop_replaced "$old" "$CLAUDE_IMAGE"
 	outcome="built (claude $CLAUDE_CODE_VERSION, agent $AGENT_UID:$AGENT_GID)"
 }
 
@@ -375,9 +376,7 @@ agents_image() {
 		--label "sandcastle.test.agents=$want" --tag "$AGENTS_IMAGE" "$ctx"
 	rm -rf "$ctx"
 	trap - EXIT
-	if [ -n "$old" ] && [ "$old" != "$(docker image inspect --format '{{.Id}}' "$AGENTS_IMAGE")" ]; then
-		docker image rm "$old" >/dev/null 2>&1 || true
-	fi
+	drop_replaced "$old" "$AGENTS_IMAGE"
 	outcome="built (codex, pi, opencode, copilot)"
 }
 

@@ -21,9 +21,16 @@ func builtins() []Provider {
 
 // Names returns the names of the built-in agents, sorted.
 func Names() []string {
+	return agentsWhere(func(Provider) bool { return true })
+}
+
+// agentsWhere names the built-in agents for which ok holds, sorted.
+func agentsWhere(ok func(Provider) bool) []string {
 	var names []string
 	for _, p := range builtins() {
-		names = append(names, p.Name())
+		if ok(p) {
+			names = append(names, p.Name())
+		}
 	}
 	slices.Sort(names)
 	return names

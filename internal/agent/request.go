@@ -16,19 +16,7 @@ type PromptTooLongError struct {
 
 func (e *PromptTooLongError) Error() string {
 	return fmt.Sprintf("%s takes the prompt as a command-line argument, which holds at most %d bytes, and this prompt is %d bytes; shorten the prompt or pick an agent that reads it from stdin (%s)",
-		e.Agent, e.Max, e.Size, strings.Join(stdinAgents(), ", "))
-}
-
-// stdinAgents names the built-in agents without a prompt size limit.
-func stdinAgents() []string {
-	var names []string
-	for _, p := range builtins() {
-		if p.MaxPromptBytes() == 0 {
-			names = append(names, p.Name())
-		}
-	}
-	slices.Sort(names)
-	return names
+		e.Agent, e.Max, e.Size, strings.Join(agentsWhere(func(p Provider) bool { return p.MaxPromptBytes() == 0 }), ", "))
 }
 
 // argMax is the most a single argv entry may hold on Linux (MAX_ARG_STRLEN, 32 pages), less a
@@ -56,7 +44,7 @@ func checkRequest(p Provider, r Request) (string, error) {
 	s := p.Sessions()
 	switch {
 	case r.ResumeSession != "" && s == nil:
-		return "", fmt.Errorf("%s cannot resume sessions; resume-session works with %s", name, strings.Join(resumableAgents(), ", "))
+		return "", fmt.Errorf("%s cannot resume sessions; resume-session works with %s", name, strings.Join(agentsWhere(func(p Provider) bool { return p.Sessions() != nil }), ", "))
 	case r.ForkSession && r.ResumeSession == "":
 		return "", fmt.Errorf("%s: fork-session needs a session to resume (resume-session)", name)
 	case r.ForkSession && !s.Fork:
@@ -71,18 +59,6 @@ func checkRequest(p Provider, r Request) (string, error) {
 		return "", &PromptTooLongError{Agent: name, Size: len(r.Prompt), Max: max}
 	}
 	return model, nil
-}
-
-// resumableAgents names the built-in agents whose sessions can be resumed.
-func resumableAgents() []string {
-	var names []string
-	for _, p := range builtins() {
-		if p.Sessions() != nil {
-			names = append(names, p.Name())
-		}
-	}
-	slices.Sort(names)
-	return names
 }
 
 // argValue rejects a value that the CLI's argument parser would read as a flag, or that could

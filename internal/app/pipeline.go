@@ -118,7 +118,7 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	}
 	if p.agent != nil && cfg.ResumeSession != "" && p.agent.Sessions() != nil {
 		// Before anything is created: the session must be where the run can carry it from.
-		if _, err := session.Find(p.agent.Sessions(), sys.Getenv("HOME"), cfg.WorkingDirectory, cfg.ResumeSession); err != nil {
+		if _, err := session.Find(p.agent.Sessions(), p.home, cfg.WorkingDirectory, cfg.ResumeSession); err != nil {
 			errs = append(errs, fmt.Errorf("input \"resume-session\": %w; use a session-id output of an earlier run on this machine or job (sessions are saved under HOME)", err))
 		}
 	}
@@ -196,7 +196,8 @@ func agentInfos() []inputs.AgentInfo {
 	var infos []inputs.AgentInfo
 	for _, name := range agent.Names() {
 		a, _ := agent.Lookup(name)
-		infos = append(infos, inputs.AgentInfo{Name: name, Efforts: a.Efforts(), PermissionModes: a.PermissionModes(), Resumable: a.Sessions() != nil, Forkable: a.Sessions() != nil && a.Sessions().Fork})
+		s := a.Sessions()
+		infos = append(infos, inputs.AgentInfo{Name: name, Efforts: a.Efforts(), PermissionModes: a.PermissionModes(), Resumable: s != nil, Forkable: s != nil && s.Fork})
 	}
 	return infos
 }

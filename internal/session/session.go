@@ -110,13 +110,9 @@ func (c *Carrier) Save(ctx context.Context, id string) (string, error) {
 // with its recorded working directory changed to the sandbox's. It is written by the sandbox's
 // user, who must be able to append to it.
 func (c *Carrier) Restore(ctx context.Context, id string) error {
-	if c.Local {
-		_, err := Find(c.Layout, c.HostHome, c.HostDir, id)
-		return err
-	}
 	src, err := Find(c.Layout, c.HostHome, c.HostDir, id)
-	if err != nil {
-		return err
+	if err != nil || c.Local {
+		return err // a local agent finds the session where it is
 	}
 	data, err := os.ReadFile(src)
 	if err != nil {
