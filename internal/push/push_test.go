@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/push"
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 const (
@@ -18,13 +19,13 @@ const (
 	readOnlyToken = "ghs_ReadOnlyToken0123456789abc"
 )
 
-// fixture is a local repository whose origin is a bare repository served by a gitServer. main
+// fixture is a local repository whose origin is a bare repository served by a testkit.GitServer. main
 // (one commit) is on both; the local branch agent has one more commit. When the test ends it
 // checks that no token and, unless persistedHeader, no extraheader reached .git/config.
 type fixture struct {
 	t      *testing.T
 	env    []string
-	srv    *gitServer
+	srv    *testkit.GitServer
 	url    string // origin's URL
 	remote string // origin's bare repository
 	dir    string // the local repository
@@ -36,7 +37,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	srv := newGitServer(t, token, readOnlyToken)
+	srv := testkit.NewGitServer(t, token, readOnlyToken)
 	home := t.TempDir()
 	f := &fixture{
 		t:   t,

@@ -1,4 +1,4 @@
-package push_test
+package testkit
 
 import (
 	"encoding/base64"
@@ -12,40 +12,39 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
-// gitServer is a real smart-HTTP git remote: git http-backend run through net/http/cgi behind
+// GitServer is a real smart-HTTP git remote: git http-backend run through net/http/cgi behind
 // an httptest.Server. Like GitHub it wants exactly one "Authorization: Basic
-// base64(x-access-token:<token>)" header: Token may read and push, ReadOnlyToken may only read
-// (a push gets 403, as a token without contents: write does), anything else gets 401, and two
-// Authorization headers get 400.
-type gitServer struct {
+// base64(x-access-token:<token>)" header: the token may read and push, the read-only token may
+// only read (a push gets 403, as a token without contents: write does), anything else gets 401,
+// and two Authorization headers get 400.
+type GitServer struct {
 	URL  string // http://127.0.0.1:<port>
 	Root string // GIT_PROJECT_ROOT, holding the bare repositories
 
 	token, readOnlyToken string
-	env                  []string // for the test's own git commands on the bare repositories
+	env                  []string // for the server's own git commands on the bare repositories
 	backend              http.Handler
 
 	mu       sync.Mutex
-	requests []gitRequest
+	requests []GitRequest
 }
 
-// gitRequest is one request the server received.
-type gitRequest struct {
+// GitRequest is one request a GitServer received.
+type GitRequest struct {
 	Method, Path, Service string
 	Authorization         []string
 	UserAgent             string
 	Status                int // the server's answer when it refused the request, else 0
 }
 
-// newGitServer starts a server for token (and readOnlyToken, when not "") that lives as long as
-// the test. It skips the test when git or git http-backend is missing, and fails it instead
+// NewGitServer starts a server for token (and readOnlyToken, when not "") that lives as long
+// as the test. It skips the test when git or git http-backend is missing, and fails it instead
 // under CI=true.
-func newGitServer(t *testing.T, token, readOnlyToken string) *gitServer {
+func NewGitServer(t testing.TB, token, readOnlyToken string) *GitServer {
 	t.Helper()
-	testkit.RequireBinary(t, "git")
+	RequireBinary(t, "git")
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1"}
 	execPath, err := git.New(home, env).Run(t.Context(), "--exec-path")
@@ -60,7 +59,7 @@ func newGitServer(t *testing.T, token, readOnlyToken string) *gitServer {
 		t.Skipf("skipping: git http-backend not found: %v", err)
 	}
 	root := t.TempDir()
-	s := &gitServer{
+	s := &GitServer{
 		Root:          root,
 		token:         token,
 		readOnlyToken: readOnlyToken,
@@ -82,10 +81,11 @@ func newGitServer(t *testing.T, token, readOnlyToken string) *gitServer {
 }
 
 // NewRepo creates the bare repository <name>.git, with pushes over HTTP enabled, and returns
-// its URL and directory.
-func (s *gitServer) NewRepo(t *testing.T, name string) (url, dir string) {
+// its URL and directory. name may hold slashes ("owner/repo"), so that the URL is the one a
+// GitHub server URL and a repository name make.
+func (s *GitServer) NewRepo(t testing.TB, name string) (url, dir string) {
 	t.Helper()
-	dir = filepath.Join(s.Root, name+".git")
+	dir = filepath.Join(s.Root, filepath.FromSlash(name)+".git")
 	g := git.New(s.Root, s.env)
 	if _, err := g.Run(t.Context(), "init", "-q", "--bare", "-b", "main", dir); err != nil {
 		t.Fatal(err)
@@ -97,14 +97,14 @@ func (s *gitServer) NewRepo(t *testing.T, name string) (url, dir string) {
 }
 
 // Requests returns the requests received so far.
-func (s *gitServer) Requests() []gitRequest {
+func (s *GitServer) Requests() []GitRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]gitRequest(nil), s.requests...)
+	return append([]GitRequest(nil), s.requests...)
 }
 
-func (s *gitServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	req := gitRequest{
+func (s *GitServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	req := GitRequest{
 		Method:        r.Method,
 		Path:          r.URL.Path,
 		Service:       r.URL.Query().Get("service"),
@@ -127,7 +127,7 @@ func (s *gitServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // refusal returns the status that refuses r, or 0 when it may go through.
-func (s *gitServer) refusal(r *http.Request, req gitRequest) int {
+func (s *GitServer) refusal(r *http.Request, req GitRequest) int {
 	if len(req.Authorization) > 1 {
 		return http.StatusBadRequest // GitHub: Duplicate header: "Authorization"
 	}

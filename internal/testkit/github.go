@@ -1,0 +1,755 @@
+package testkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+const (
+	// apiPrefix is where GitHub Enterprise Server serves its REST API. Serving only there
+	// proves that a client follows GITHUB_API_URL instead of assuming api.github.com.
+	apiPrefix = "/api/v3"
+	// appLogin is the author of what API clients create, as it is for the job's token.
+	appLogin = "github-actions[bot]"
+	// firstCommentID keeps comment IDs far from issue numbers, so a client that mixes them up
+	// addresses nothing.
+	firstCommentID = 1001
+	// defaultPerPage and maxPerPage are GitHub's page sizes.
+	defaultPerPage, maxPerPage = 30, 100
+)
+
+// GitHub is a stateful stand-in for the part of the GitHub REST API that internal/githubapi
+// uses, for one repository, served under /api/v3 as on GitHub Enterprise Server. It is built
+// in go-github's test style: a ServeMux of method-aware handlers, every request counted and
+// its body recorded by endpoint. Requests need "Authorization: Bearer <token>" (401 "Bad
+// credentials" otherwise), requests for another repository get 404, and a request for an
+// endpoint the fake does not serve fails the test.
+//
+// Issues and pull requests share one number space: a pull request created through the API
+// gets the next number after every number seen so far (in setters and requests). Lists are
+// paginated as GitHub does (per_page, default 30, at most 100; page; a Link header), pull
+// requests newest first, comments oldest first. A pull request body that mentions #N adds a
+// cross-referenced event, authored by github-actions[bot] with association NONE, to issue N's
+// timeline, as GitHub does for an issue it knows.
+type GitHub struct {
+	URL    string // the server root: GITHUB_SERVER_URL; html_url values live under it
+	APIURL string // URL + "/api/v3": GITHUB_API_URL
+
+	t             testing.TB
+	token         string
+	owner, repo   string
+	mux           *http.ServeMux
+	mu            sync.Mutex
+	endpoints     map[string]bool // "METHOD /path" patterns served
+	calls         map[string]int
+	bodies        map[string][]string
+	failures      map[string][]failure
+	permissions   map[string]string // lower-case login → role
+	numbers       map[int]bool      // issue and pull request numbers in use
+	prs           []FakePR          // by number
+	comments      []FakeComment     // by ID
+	labels        map[int][]string
+	linked        map[int][]FakeLinkedPR
+	nextCommentID int64
+}
+
+// FakePR is a pull request as the fake holds it.
+type FakePR struct {
+	Number int
+	Head   string // "owner:branch", as GitHub labels it
+	Base   string
+	Title  string
+	Body   string
+	Draft  bool
+	State  string // open or closed
+	URL    string // html_url
+	Edits  int    // PATCH requests that reached it
+}
+
+// FakeComment is an issue or pull request comment as the fake holds it.
+type FakeComment struct {
+	ID    int64
+	Issue int
+	Body  string
+	URL   string // html_url
+	Edits int    // PATCH requests that reached it
+}
+
+// FakeLinkedPR is a pull request that references an issue: a cross-referenced event on the
+// issue's timeline.
+type FakeLinkedPR struct {
+	Number int
+	Author string
+	// AuthorAssociation is OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, ...
+	AuthorAssociation string
+	// State is open or closed; "" means the state of the fake's own pull request with this
+	// number, or open when there is none.
+	State string
+	// Repo is "owner/name" of the pull request; "" means the fake's repository.
+	Repo string
+}
+
+// failure is an answer sent once instead of handling a request.
+type failure struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// NewGitHub starts a fake GitHub API for repo ("owner/name") that accepts token, and lives as
+// long as the test.
+func NewGitHub(t testing.TB, token, repo string) *GitHub {
+	t.Helper()
+	owner, name, ok := strings.Cut(repo, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		t.Fatalf("testkit.NewGitHub: repo %q is not owner/name", repo)
+	}
+	g := &GitHub{
+		t: t, token: token, owner: owner, repo: name,
+		mux:           http.NewServeMux(),
+		endpoints:     map[string]bool{},
+		calls:         map[string]int{},
+		bodies:        map[string][]string{},
+		failures:      map[string][]failure{},
+		permissions:   map[string]string{},
+		numbers:       map[int]bool{},
+		labels:        map[int][]string{},
+		linked:        map[int][]FakeLinkedPR{},
+		nextCommentID: firstCommentID,
+	}
+	g.route("GET /repos/{owner}/{repo}/collaborators/{user}/permission", g.getPermission)
+	g.route("GET /repos/{owner}/{repo}/pulls", g.listPRs)
+	g.route("POST /repos/{owner}/{repo}/pulls", g.createPR)
+	g.route("PATCH /repos/{owner}/{repo}/pulls/{number}", g.editPR)
+	g.route("GET /repos/{owner}/{repo}/issues/{number}/comments", g.listComments)
+	g.route("POST /repos/{owner}/{repo}/issues/{number}/comments", g.createComment)
+	g.route("PATCH /repos/{owner}/{repo}/issues/comments/{id}", g.editComment)
+	g.route("POST /repos/{owner}/{repo}/issues/{number}/labels", g.addLabels)
+	g.route("DELETE /repos/{owner}/{repo}/issues/{number}/labels/{name}", g.removeLabel)
+	g.route("GET /repos/{owner}/{repo}/issues/{number}/timeline", g.timeline)
+	g.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("fake GitHub: no handler for %s %s%s", r.Method, apiPrefix, r.URL.Path)
+		writeError(w, http.StatusNotFound, "Not Found")
+	})
+
+	root := http.NewServeMux()
+	root.Handle(apiPrefix+"/", http.StripPrefix(apiPrefix, g.mux))
+	root.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("fake GitHub: %s %s is outside %s", r.Method, r.URL.Path, apiPrefix)
+		writeError(w, http.StatusNotFound, "Not Found")
+	})
+	srv := httptest.NewServer(root)
+	t.Cleanup(srv.Close)
+	g.URL = srv.URL
+	g.APIURL = srv.URL + apiPrefix
+	return g
+}
+
+// route serves pattern with h, which runs holding the lock once the request is recorded,
+// authenticated, not failed on purpose and for the fake's repository.
+func (g *GitHub) route(pattern string, h func(w http.ResponseWriter, r *http.Request, body []byte)) {
+	g.endpoints[pattern] = true
+	g.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "Problems reading the request body")
+			return
+		}
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.calls[pattern]++
+		g.bodies[pattern] = append(g.bodies[pattern], string(body))
+		if r.Header.Get("Authorization") != "Bearer "+g.token {
+			writeError(w, http.StatusUnauthorized, "Bad credentials")
+			return
+		}
+		if queued := g.failures[pattern]; len(queued) > 0 {
+			g.failures[pattern] = queued[1:]
+			f := queued[0]
+			for k, v := range f.header {
+				w.Header()[k] = v
+			}
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.WriteHeader(f.status)
+			_, _ = io.WriteString(w, f.body)
+			return
+		}
+		if !strings.EqualFold(r.PathValue("owner"), g.owner) || !strings.EqualFold(r.PathValue("repo"), g.repo) {
+			writeError(w, http.StatusNotFound, "Not Found")
+			return
+		}
+		h(w, r, body)
+	})
+}
+
+// endpoint returns the key of method and path, a pattern as registered, failing the test
+// when the fake does not serve it: a typo must not read as "never called".
+func (g *GitHub) endpoint(method, path string) string {
+	g.t.Helper()
+	key := method + " " + path
+	if !g.endpoints[key] {
+		g.t.Fatalf("fake GitHub serves no endpoint %q", key)
+	}
+	return key
+}
+
+// Calls returns how many requests reached the endpoint method path, refused ones included.
+// path is the endpoint's pattern, as in Calls("POST", "/repos/{owner}/{repo}/pulls"); one the
+// fake does not serve fails the test.
+func (g *GitHub) Calls(method, path string) int {
+	g.t.Helper()
+	key := g.endpoint(method, path)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.calls[key]
+}
+
+// Bodies returns the bodies of the requests to the endpoint method path, in arrival order.
+func (g *GitHub) Bodies(method, path string) []string {
+	g.t.Helper()
+	key := g.endpoint(method, path)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.bodies[key])
+}
+
+// FailNext answers the next authenticated request to the endpoint method path with status and
+// body (GitHub's {"message": ...} for the status when body is ""), leaving the state alone.
+// Calls queue up: each answers one request.
+func (g *GitHub) FailNext(method, path string, status int, body string) {
+	g.t.Helper()
+	if body == "" {
+		body = errorBody(status, http.StatusText(status))
+	}
+	g.fail(g.endpoint(method, path), failure{status: status, body: body})
+}
+
+// RateLimitNext answers the next times authenticated requests to the endpoint method path
+// with GitHub's secondary rate limit: 403 with Retry-After in whole seconds (0 lets a client
+// retry at once).
+func (g *GitHub) RateLimitNext(method, path string, times int, retryAfter time.Duration) {
+	g.t.Helper()
+	key := g.endpoint(method, path)
+	f := failure{
+		status: http.StatusForbidden,
+		header: http.Header{"Retry-After": {strconv.Itoa(int(retryAfter / time.Second))}},
+		body: `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",` +
+			`"documentation_url":"https://docs.github.com/rest/overview/resources-in-the-rest-api#secondary-rate-limits"}`,
+	}
+	for range times {
+		g.fail(key, f)
+	}
+}
+
+func (g *GitHub) fail(key string, f failure) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.failures[key] = append(g.failures[key], f)
+}
+
+// SetPermission gives user a role on the repository: admin, maintain, write, triage, read or
+// none. Users without one are unknown: GitHub answers 404.
+func (g *GitHub) SetPermission(user, role string) {
+	g.t.Helper()
+	if legacyPermission(role) == "" {
+		g.t.Fatalf("fake GitHub: unknown role %q", role)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.permissions[strings.ToLower(user)] = role
+}
+
+// PRs returns the pull requests, by number.
+func (g *GitHub) PRs() []FakePR {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.prs)
+}
+
+// AddPR adds a pull request, as if opened before the test, and returns it as stored. Number 0
+// means the next number, State "" open, and a Head without an owner is on the repository's.
+func (g *GitHub) AddPR(pr FakePR) FakePR {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if pr.Number == 0 {
+		pr.Number = g.nextNumber()
+	}
+	if pr.State == "" {
+		pr.State = "open"
+	}
+	if !strings.Contains(pr.Head, ":") {
+		pr.Head = g.owner + ":" + pr.Head
+	}
+	pr.URL = g.htmlURL("pull", pr.Number)
+	g.numbers[pr.Number] = true
+	g.prs = append(g.prs, pr)
+	slices.SortFunc(g.prs, func(a, b FakePR) int { return a.Number - b.Number })
+	g.crossReference(pr)
+	return pr
+}
+
+// Comments returns the comments on issue, oldest first.
+func (g *GitHub) Comments(issue int) []FakeComment {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []FakeComment
+	for _, c := range g.comments {
+		if c.Issue == issue {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// AddComment adds a comment to issue, as if written before the test, and returns it.
+func (g *GitHub) AddComment(issue int, body string) FakeComment {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.addComment(issue, body)
+}
+
+// Labels returns the labels of issue, in the order they were added.
+func (g *GitHub) Labels(issue int) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.labels[issue])
+}
+
+// SetLabels replaces the labels of issue.
+func (g *GitHub) SetLabels(issue int, labels ...string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.numbers[issue] = true
+	g.labels[issue] = slices.Clone(labels)
+}
+
+// AddLinkedPR adds to issue's timeline a cross-reference from pr.
+func (g *GitHub) AddLinkedPR(issue int, pr FakeLinkedPR) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.numbers[issue] = true
+	if pr.Repo == "" {
+		g.numbers[pr.Number] = true
+	}
+	g.linked[issue] = append(g.linked[issue], pr)
+}
+
+// The handlers below run holding g.mu.
+
+func (g *GitHub) getPermission(w http.ResponseWriter, r *http.Request, _ []byte) {
+	user := r.PathValue("user")
+	role, ok := g.permissions[strings.ToLower(user)]
+	if !ok {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	respond(w, http.StatusOK, map[string]any{
+		"permission": legacyPermission(role),
+		"role_name":  role,
+		"user":       map[string]any{"login": user},
+	})
+}
+
+func (g *GitHub) listPRs(w http.ResponseWriter, r *http.Request, _ []byte) {
+	q := r.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	head := q.Get("head")
+	var out []map[string]any
+	for _, pr := range slices.Backward(g.prs) { // GitHub: newest first
+		// GitHub ignores a head filter without an owner, and so does the fake.
+		if (state != "all" && pr.State != state) || (strings.Contains(head, ":") && !strings.EqualFold(pr.Head, head)) {
+			continue
+		}
+		out = append(out, g.prJSON(pr))
+	}
+	respond(w, http.StatusOK, paginate(w, r, g.APIURL, out))
+}
+
+func (g *GitHub) createPR(w http.ResponseWriter, _ *http.Request, body []byte) {
+	var in struct {
+		Title string `json:"title"`
+		Head  string `json:"head"`
+		Base  string `json:"base"`
+		Body  string `json:"body"`
+		Draft bool   `json:"draft"`
+	}
+	if !decode(w, body, &in) {
+		return
+	}
+	for _, f := range []struct{ name, value string }{{"title", in.Title}, {"head", in.Head}, {"base", in.Base}} {
+		if f.value == "" {
+			writeValidation(w, map[string]string{"resource": "PullRequest", "field": f.name, "code": "missing_field"})
+			return
+		}
+	}
+	head := in.Head
+	if !strings.Contains(head, ":") {
+		head = g.owner + ":" + head
+	}
+	for _, pr := range g.prs {
+		if pr.State == "open" && strings.EqualFold(pr.Head, head) && pr.Base == in.Base {
+			writeValidation(w, map[string]string{"resource": "PullRequest", "code": "custom",
+				"message": "A pull request already exists for " + head + "."})
+			return
+		}
+	}
+	pr := FakePR{Number: g.nextNumber(), Head: head, Base: in.Base, Title: in.Title, Body: in.Body, Draft: in.Draft, State: "open"}
+	pr.URL = g.htmlURL("pull", pr.Number)
+	g.numbers[pr.Number] = true
+	g.prs = append(g.prs, pr)
+	g.crossReference(pr)
+	respond(w, http.StatusCreated, g.prJSON(pr))
+}
+
+func (g *GitHub) editPR(w http.ResponseWriter, r *http.Request, body []byte) {
+	n, ok := pathNumber(r, "number")
+	i := slices.IndexFunc(g.prs, func(pr FakePR) bool { return int64(pr.Number) == n })
+	if !ok || i < 0 {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	var in struct {
+		Title *string `json:"title"`
+		Body  *string `json:"body"`
+		Base  *string `json:"base"` // a branch name, unlike the base object of a pull request
+		State *string `json:"state"`
+	}
+	if !decode(w, body, &in) {
+		return
+	}
+	if in.State != nil && *in.State != "open" && *in.State != "closed" {
+		writeValidation(w, map[string]string{"resource": "PullRequest", "field": "state", "code": "invalid"})
+		return
+	}
+	pr := &g.prs[i]
+	for _, set := range []struct {
+		field *string
+		value *string
+	}{{&pr.Title, in.Title}, {&pr.Body, in.Body}, {&pr.Base, in.Base}, {&pr.State, in.State}} {
+		if set.value != nil {
+			*set.field = *set.value
+		}
+	}
+	pr.Edits++
+	g.crossReference(*pr)
+	respond(w, http.StatusOK, g.prJSON(*pr))
+}
+
+func (g *GitHub) listComments(w http.ResponseWriter, r *http.Request, _ []byte) {
+	n, ok := g.issueNumber(w, r)
+	if !ok {
+		return
+	}
+	var out []map[string]any
+	for _, c := range g.comments {
+		if c.Issue == n {
+			out = append(out, g.commentJSON(c))
+		}
+	}
+	respond(w, http.StatusOK, paginate(w, r, g.APIURL, out))
+}
+
+func (g *GitHub) createComment(w http.ResponseWriter, r *http.Request, body []byte) {
+	n, ok := g.issueNumber(w, r)
+	if !ok {
+		return
+	}
+	var in struct {
+		Body string `json:"body"`
+	}
+	if !decode(w, body, &in) {
+		return
+	}
+	if in.Body == "" {
+		writeValidation(w, map[string]string{"resource": "IssueComment", "field": "body", "code": "missing_field"})
+		return
+	}
+	respond(w, http.StatusCreated, g.commentJSON(g.addComment(n, in.Body)))
+}
+
+func (g *GitHub) editComment(w http.ResponseWriter, r *http.Request, body []byte) {
+	id, ok := pathNumber(r, "id")
+	i := slices.IndexFunc(g.comments, func(c FakeComment) bool { return c.ID == id })
+	if !ok || i < 0 {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	var in struct {
+		Body string `json:"body"`
+	}
+	if !decode(w, body, &in) {
+		return
+	}
+	if in.Body == "" {
+		writeValidation(w, map[string]string{"resource": "IssueComment", "field": "body", "code": "missing_field"})
+		return
+	}
+	c := &g.comments[i]
+	c.Body = in.Body
+	c.Edits++
+	respond(w, http.StatusOK, g.commentJSON(*c))
+}
+
+func (g *GitHub) addLabels(w http.ResponseWriter, r *http.Request, body []byte) {
+	n, ok := g.issueNumber(w, r)
+	if !ok {
+		return
+	}
+	// GitHub takes a bare array, which go-github sends, or {"labels": [...]}.
+	var names []string
+	if err := json.Unmarshal(body, &names); err != nil {
+		var in struct {
+			Labels []string `json:"labels"`
+		}
+		if !decode(w, body, &in) {
+			return
+		}
+		names = in.Labels
+	}
+	for _, name := range names {
+		if !slices.ContainsFunc(g.labels[n], func(l string) bool { return strings.EqualFold(l, name) }) {
+			g.labels[n] = append(g.labels[n], name)
+		}
+	}
+	respond(w, http.StatusOK, labelsJSON(g.labels[n]))
+}
+
+func (g *GitHub) removeLabel(w http.ResponseWriter, r *http.Request, _ []byte) {
+	n, ok := g.issueNumber(w, r)
+	if !ok {
+		return
+	}
+	name := r.PathValue("name")
+	i := slices.IndexFunc(g.labels[n], func(l string) bool { return strings.EqualFold(l, name) })
+	if i < 0 {
+		writeError(w, http.StatusNotFound, "Label does not exist")
+		return
+	}
+	g.labels[n] = slices.Delete(g.labels[n], i, i+1)
+	respond(w, http.StatusOK, labelsJSON(g.labels[n]))
+}
+
+func (g *GitHub) timeline(w http.ResponseWriter, r *http.Request, _ []byte) {
+	n, ok := g.issueNumber(w, r)
+	if !ok {
+		return
+	}
+	var out []map[string]any
+	for _, l := range g.linked[n] {
+		repo, state := l.Repo, l.State
+		if repo == "" {
+			repo = g.owner + "/" + g.repo
+		}
+		if state == "" {
+			state = "open"
+			if i := slices.IndexFunc(g.prs, func(pr FakePR) bool { return pr.Number == l.Number }); i >= 0 && l.Repo == "" {
+				state = g.prs[i].State
+			}
+		}
+		user := map[string]any{"login": l.Author}
+		out = append(out, map[string]any{
+			"event": "cross-referenced",
+			"actor": user,
+			"source": map[string]any{"type": "issue", "issue": map[string]any{
+				"number":             l.Number,
+				"state":              state,
+				"html_url":           g.URL + "/" + repo + "/pull/" + strconv.Itoa(l.Number),
+				"user":               user,
+				"author_association": l.AuthorAssociation,
+				"pull_request":       map[string]any{"html_url": g.URL + "/" + repo + "/pull/" + strconv.Itoa(l.Number)},
+				"repository_url":     g.APIURL + "/repos/" + repo,
+				"repository":         map[string]any{"full_name": repo},
+			}},
+		})
+	}
+	respond(w, http.StatusOK, paginate(w, r, g.APIURL, out))
+}
+
+// issueNumber reads the {number} of an issue request, which makes the number known.
+func (g *GitHub) issueNumber(w http.ResponseWriter, r *http.Request) (int, bool) {
+	n, ok := pathNumber(r, "number")
+	if !ok {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return 0, false
+	}
+	g.numbers[int(n)] = true
+	return int(n), true
+}
+
+func (g *GitHub) nextNumber() int {
+	next := 1
+	for n := range g.numbers {
+		next = max(next, n+1)
+	}
+	return next
+}
+
+func (g *GitHub) addComment(issue int, body string) FakeComment {
+	g.numbers[issue] = true
+	c := FakeComment{ID: g.nextCommentID, Issue: issue, Body: body}
+	c.URL = fmt.Sprintf("%s#issuecomment-%d", g.htmlURL("issues", issue), c.ID)
+	g.nextCommentID++
+	g.comments = append(g.comments, c)
+	return c
+}
+
+// mention is "#N" not inside a word, a path or a URL fragment.
+var mention = regexp.MustCompile(`(?:^|[^\w/#&])#(\d+)\b`)
+
+// crossReference links pr to every known issue its body mentions, once.
+func (g *GitHub) crossReference(pr FakePR) {
+	for _, m := range mention.FindAllStringSubmatch(pr.Body, -1) {
+		issue, err := strconv.Atoi(m[1])
+		if err != nil || issue == pr.Number || !g.numbers[issue] ||
+			slices.ContainsFunc(g.linked[issue], func(l FakeLinkedPR) bool { return l.Repo == "" && l.Number == pr.Number }) {
+			continue
+		}
+		g.linked[issue] = append(g.linked[issue], FakeLinkedPR{Number: pr.Number, Author: appLogin, AuthorAssociation: "NONE"})
+	}
+}
+
+func (g *GitHub) htmlURL(kind string, n int) string {
+	return fmt.Sprintf("%s/%s/%s/%s/%d", g.URL, g.owner, g.repo, kind, n)
+}
+
+func (g *GitHub) prJSON(pr FakePR) map[string]any {
+	headOwner, branch, _ := strings.Cut(pr.Head, ":")
+	return map[string]any{
+		"number":   pr.Number,
+		"state":    pr.State,
+		"title":    pr.Title,
+		"body":     pr.Body,
+		"draft":    pr.Draft,
+		"html_url": pr.URL,
+		"url":      fmt.Sprintf("%s/repos/%s/%s/pulls/%d", g.APIURL, g.owner, g.repo, pr.Number),
+		"user":     map[string]any{"login": appLogin},
+		"head":     map[string]any{"label": pr.Head, "ref": branch, "user": map[string]any{"login": headOwner}},
+		"base":     map[string]any{"label": g.owner + ":" + pr.Base, "ref": pr.Base},
+	}
+}
+
+func (g *GitHub) commentJSON(c FakeComment) map[string]any {
+	return map[string]any{
+		"id":       c.ID,
+		"body":     c.Body,
+		"html_url": c.URL,
+		"url":      fmt.Sprintf("%s/repos/%s/%s/issues/comments/%d", g.APIURL, g.owner, g.repo, c.ID),
+		"user":     map[string]any{"login": appLogin},
+	}
+}
+
+func labelsJSON(names []string) []map[string]any {
+	out := []map[string]any{}
+	for _, name := range names {
+		out = append(out, map[string]any{"name": name, "color": "ededed", "default": false})
+	}
+	return out
+}
+
+// legacyPermission is the permission field GitHub reports beside role_name, "" for an
+// unknown role.
+func legacyPermission(role string) string {
+	switch role {
+	case "admin", "write", "read", "none":
+		return role
+	case "maintain":
+		return "write"
+	case "triage":
+		return "read"
+	}
+	return ""
+}
+
+// paginate returns the page of items r asks for and sets GitHub's Link header for the others.
+func paginate[T any](w http.ResponseWriter, r *http.Request, apiURL string, items []T) []T {
+	q := r.URL.Query()
+	perPage, err := strconv.Atoi(q.Get("per_page"))
+	if err != nil || perPage < 1 {
+		perPage = defaultPerPage
+	}
+	perPage = min(perPage, maxPerPage)
+	page, err := strconv.Atoi(q.Get("page"))
+	if err != nil || page < 1 {
+		page = 1
+	}
+	last := max(1, (len(items)+perPage-1)/perPage)
+	link := func(p int, rel string) string {
+		q.Set("page", strconv.Itoa(p))
+		q.Set("per_page", strconv.Itoa(perPage))
+		return fmt.Sprintf(`<%s%s?%s>; rel=%q`, apiURL, r.URL.Path, q.Encode(), rel)
+	}
+	var links []string
+	if page < last {
+		links = append(links, link(page+1, "next"), link(last, "last"))
+	}
+	if page > 1 {
+		links = append(links, link(1, "first"), link(page-1, "prev"))
+	}
+	if len(links) > 0 {
+		w.Header().Set("Link", strings.Join(links, ", "))
+	}
+	lo := min((page-1)*perPage, len(items))
+	hi := min(lo+perPage, len(items))
+	return append([]T{}, items[lo:hi]...) // [] rather than null for an empty page
+}
+
+// pathNumber parses the positive integer path value name.
+func pathNumber(r *http.Request, name string) (int64, bool) {
+	n, err := strconv.ParseInt(r.PathValue(name), 10, 64)
+	return n, err == nil && n > 0
+}
+
+// decode parses a JSON request body, answering 400 as GitHub does when it cannot.
+func decode(w http.ResponseWriter, body []byte, v any) bool {
+	if err := json.Unmarshal(body, v); err != nil {
+		writeError(w, http.StatusBadRequest, "Problems parsing JSON")
+		return false
+	}
+	return true
+}
+
+// respond answers with v as JSON.
+func respond(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	writeJSON(w, status, b)
+}
+
+func errorBody(status int, message string) string {
+	b, _ := json.Marshal(map[string]any{
+		"message":           message,
+		"documentation_url": "https://docs.github.com/rest",
+		"status":            strconv.Itoa(status),
+	})
+	return string(b)
+}
+
+func writeError(w http.ResponseWriter, status int, message string) {
+	writeJSON(w, status, []byte(errorBody(status, message)))
+}
+
+// writeValidation answers 422 "Validation Failed" with one error detail.
+func writeValidation(w http.ResponseWriter, detail map[string]string) {
+	respond(w, http.StatusUnprocessableEntity, map[string]any{
+		"message":           "Validation Failed",
+		"errors":            []map[string]string{detail},
+		"documentation_url": "https://docs.github.com/rest",
+		"status":            "422",
+	})
+}
