@@ -119,6 +119,68 @@ type Config struct {
 
 	// Output is the structured-output request; nil when output-tag is not set.
 	Output *OutputConfig
+
+	// GitHub is what the run does on GitHub: push, pull request, comment, triggers and guards.
+	GitHub GitHubConfig
+}
+
+// PushMode says whether and how the agent's branch is pushed.
+type PushMode string
+
+const (
+	// PushAuto pushes, fast-forward only, the branch of a branch-strategy run that made commits,
+	// when running as a GitHub Action; anything else pushes nothing.
+	PushAuto PushMode = "auto"
+	// PushNone never pushes.
+	PushNone PushMode = "none"
+	// PushForce overwrites the remote branch with the agent's.
+	PushForce PushMode = "force"
+	// PushLease overwrites the remote branch only if it is still where it was when the run
+	// started.
+	PushLease PushMode = "lease"
+)
+
+// GitHubConfig is the GitHub side of a run.
+type GitHubConfig struct {
+	// Token authenticates pushes and API calls; "" = the GITHUB_TOKEN variable, if any. It is
+	// trimmed and holds no whitespace. A secret: never log it or put it in a message.
+	Token string
+	// Push says whether and how the branch is pushed.
+	Push PushMode
+	// OpenPR opens (or updates) a pull request from the pushed branch. Never with PushNone or
+	// StrategyMergeToHead, whose branch is deleted.
+	OpenPR bool
+	// PRDraft opens the pull request as a draft.
+	PRDraft bool
+	// PRBase is the pull request's base branch; "" = the event's pull request base, else the
+	// branch the run started from.
+	PRBase string
+	// PRTitle and PRBody are {{KEY}} templates; "" = the built-in ones. PRTitle is one trimmed
+	// line; PRBody is Markdown as given. Both are "" unless OpenPR.
+	PRTitle, PRBody string
+	// ProgressComment keeps one comment on the triggering issue or pull request up to date.
+	ProgressComment bool
+
+	// TriggerPhrases start a run from a comment; never empty (the default is /sandcastle and
+	// @sandcastle), no two equal ignoring case.
+	TriggerPhrases []string
+	// TriggerLabel is the label that starts a run; "" = any label.
+	TriggerLabel string
+	// InProgressLabel is on the issue while a run works on it; "" = none. The three labels are
+	// trimmed, at most 50 characters without commas, and differ (ignoring case) when set.
+	InProgressLabel string
+	// BlockedLabel is added when a run fails; "" = none.
+	BlockedLabel string
+	// AllowedUsers may trigger runs without write permission: GitHub logins, no bots, no two
+	// equal ignoring case.
+	AllowedUsers []string
+	// AllowedBots are bots that may trigger runs without a permission check: logins, with or
+	// without the "[bot]" suffix, no two equal ignoring case.
+	AllowedBots []string
+	// AllowBots lets any bot with write permission trigger runs.
+	AllowBots bool
+	// RefuseIfOpenPR refuses an issue that already has an open pull request by a collaborator.
+	RefuseIfOpenPR bool
 }
 
 // Hooks are shell commands run at fixed points of a run, each bounded by Timeout.

@@ -66,6 +66,10 @@ type Definition struct {
 	Kind        Kind
 	Multiline   bool     // the value may span lines (YAML block scalars in a workflow)
 	Choices     []string // KindChoice: the words the docs list; agents come from Env instead
+	// ActionDefault is action.yml's default when it is a workflow expression, like
+	// ${{ github.token }}, that the command line cannot have; "" = Default. The runner
+	// evaluates it, so Load never sees it: on the command line the input defaults to Default.
+	ActionDefault string
 }
 
 // Input names, so code and tests refer to inputs without repeating string literals.
@@ -119,6 +123,22 @@ const (
 	InputOutputType               = "output-type"
 	InputOutputSchema             = "output-schema"
 	InputOutputMaxRetries         = "output-max-retries"
+	InputGitHubToken              = "github-token"
+	InputPush                     = "push"
+	InputOpenPR                   = "open-pr"
+	InputPRDraft                  = "pr-draft"
+	InputPRBase                   = "pr-base"
+	InputPRTitle                  = "pr-title"
+	InputPRBody                   = "pr-body"
+	InputProgressComment          = "progress-comment"
+	InputTriggerPhrases           = "trigger-phrases"
+	InputTriggerLabel             = "trigger-label"
+	InputInProgressLabel          = "in-progress-label"
+	InputBlockedLabel             = "blocked-label"
+	InputAllowedUsers             = "allowed-users"
+	InputAllowedBots              = "allowed-bots"
+	InputAllowBots                = "allow-bots"
+	InputRefuseIfOpenPR           = "refuse-if-open-pr"
 )
 
 // DefaultCompletionSignal is the text an agent prints to say all work is done, unless the
@@ -411,6 +431,100 @@ var Definitions = []Definition{
 		Description: "Times to resume the agent's session and ask again when the structured output is missing or invalid. Needs an agent whose sessions can be resumed.",
 		Kind:        KindNumber,
 	},
+
+	// GitHub: what a run does there (push, pull request, comment) and who may start it.
+	{
+		Name:          InputGitHubToken,
+		ActionDefault: "${{ github.token }}",
+		Description:   "Token for pushing the branch and for the GitHub API (pull request, comment, labels, permission checks). In the Action it defaults to the job's token; give a personal access token or an App token when pushes must start other workflows. The agent never sees it. On the command line leave this flag out and set GITHUB_TOKEN instead, since a flag's value shows in the process list.",
+		Kind:          KindString,
+	},
+	{
+		Name:        InputPush,
+		Default:     string(PushAuto),
+		Description: "Whether and how the agent's branch is pushed with github-token: auto (in the Action, a fast-forward push of branch when branch-strategy is branch and the agent made commits; otherwise nothing), none (never), force (overwrite the remote branch) or lease (overwrite it only if it is still where it was when the run started). With branch-strategy merge-to-head nothing is pushed. When auto or lease finds that the remote branch moved, nothing is overwritten: the commits go to a new recovery branch (the recovery-branch output) and status is branch-moved.",
+		Kind:        KindChoice,
+		Choices:     []string{string(PushAuto), string(PushNone), string(PushForce), string(PushLease)},
+	},
+	{
+		Name:        InputOpenPR,
+		Default:     "false",
+		Description: "Open a pull request from the pushed branch, or update the one an earlier run opened (found by a hidden marker, never duplicated). It needs a pushed branch: branch-strategy branch, or head with push force or lease; not push none, nor merge-to-head, which deletes its branch.",
+		Kind:        KindBool,
+	},
+	{
+		Name:        InputPRDraft,
+		Default:     "true",
+		Description: "Open the pull request as a draft. Used only with open-pr: true.",
+		Kind:        KindBool,
+	},
+	{
+		Name:        InputPRBase,
+		Description: "Branch the pull request merges into. Empty means the base of the triggering pull request, else the branch the run started from. Used only with open-pr: true.",
+		Kind:        KindString,
+	},
+	{
+		Name:        InputPRTitle,
+		Description: "Title of the pull request, one line, with {{KEY}} placeholders: ISSUE_NUMBER, ISSUE_TITLE, ISSUE_BODY, PR_NUMBER, PR_TITLE, PR_BODY, COMMENT_BODY, HEAD_REF, BASE_REF, ACTOR and REPOSITORY from the event, and BRANCH, BASE, COMMITS (a Markdown list), COMMIT_COUNT, SUMMARY (the agent's final message), OUTPUT (the structured output) and STATUS from the run. Empty means \"Fix #N: TITLE\" with the number and title of the triggering issue, else the subject of the agent's only commit, else \"Sandcastle: BRANCH\". Used only with open-pr: true.",
+		Kind:        KindString,
+	},
+	{
+		Name:        InputPRBody,
+		Description: "Body of the pull request, Markdown with the same {{KEY}} placeholders as pr-title. Empty means \"Closes #N\" when an issue triggered the run, then the list of commits and the agent's summary. Used only with open-pr: true.",
+		Kind:        KindText,
+		Multiline:   true,
+	},
+	{
+		Name:        InputProgressComment,
+		Default:     "true",
+		Description: "Keep one comment on the triggering issue or pull request: created when the run starts, edited as it goes (iteration, last tool call, commits so far) and at the end with the final status, links, and on failure the reason and where the work was kept. A re-run edits the same comment.",
+		Kind:        KindBool,
+	},
+	{
+		Name:        InputTriggerPhrases,
+		Description: "Phrases that start a run from a new issue or pull request comment, one per line, each at most 100 characters. A phrase counts as a whole word, in any case, outside quoted lines. Empty means /sandcastle and @sandcastle.",
+		Kind:        KindList,
+		Multiline:   true,
+	},
+	{
+		Name:        InputTriggerLabel,
+		Description: "Label that starts a run when it is added to an issue or pull request; the run removes it as it starts, so adding it again starts another. Empty means no label is needed: every issue or pull request event the workflow receives starts a run.",
+		Kind:        KindString,
+	},
+	{
+		Name:        InputInProgressLabel,
+		Description: "Label on the issue or pull request while a run works on it. Empty means none. It must differ from trigger-label and blocked-label.",
+		Kind:        KindString,
+	},
+	{
+		Name:        InputBlockedLabel,
+		Description: "Label added to the issue or pull request when a run fails, and removed when the next one starts. Empty means none. It must differ from trigger-label and in-progress-label.",
+		Kind:        KindString,
+	},
+	{
+		Name:        InputAllowedUsers,
+		Description: "GitHub logins that may start runs without write permission on the repository, one per line or separated by commas. Everyone else needs write, maintain or admin permission.",
+		Kind:        KindList,
+		Multiline:   true,
+	},
+	{
+		Name:        InputAllowedBots,
+		Description: "Bots that may start runs without a permission check, one per line or separated by commas, with or without the [bot] suffix, like dependabot[bot] or renovate.",
+		Kind:        KindList,
+		Multiline:   true,
+	},
+	{
+		Name:        InputAllowBots,
+		Default:     "false",
+		Description: "Let any bot with write permission start runs, not only those in allowed-bots. Off by default, so that one bot's comment cannot set off another run.",
+		Kind:        KindBool,
+	},
+	{
+		Name:        InputRefuseIfOpenPR,
+		Default:     "true",
+		Description: "Refuse to run on an issue that already has an open pull request by a collaborator, so a run does not duplicate someone's work. A refusal is not a failure: the job stays green with status refused and the reason in refusal-reason.",
+		Kind:        KindBool,
+	},
 }
 
 // OutputNames lists the action's outputs in the order action.yml declares them.
@@ -433,6 +547,12 @@ var OutputNames = []string{
 	"cost-usd",
 	"log-file",
 	"preserved-worktree",
+	"pushed",
+	"recovery-branch",
+	"pr-number",
+	"pr-url",
+	"comment-url",
+	"refusal-reason",
 }
 
 // Sandbox names.

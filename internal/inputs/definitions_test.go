@@ -59,7 +59,11 @@ func TestActionYMLMatchesDefinitions(t *testing.T) {
 			t.Errorf("input %q: %v", in.name, err)
 			continue
 		}
-		if got, want := spec.Default.Value, d.Default; got != want {
+		want := d.Default
+		if d.ActionDefault != "" {
+			want = d.ActionDefault
+		}
+		if got := spec.Default.Value; got != want {
 			t.Errorf("input %q: default = %q, want %q", in.name, got, want)
 		}
 		if spec.Default.Kind != 0 && spec.Default.Tag != "!!str" {
@@ -126,6 +130,10 @@ func TestDefinitions(t *testing.T) {
 		}
 		if got, want := d.Multiline, d.Kind == KindText || d.Kind == KindList || d.Kind == KindMap; got != want {
 			t.Errorf("input %q: Multiline = %v, want %v for a %s", d.Name, got, want, d.Kind)
+		}
+		// An ActionDefault is only for what the command line cannot have: a workflow expression.
+		if d.ActionDefault != "" && !strings.HasPrefix(d.ActionDefault, "${{") {
+			t.Errorf("input %q: ActionDefault %q is not a workflow expression; make it Default", d.Name, d.ActionDefault)
 		}
 	}
 }

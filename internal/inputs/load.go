@@ -131,6 +131,7 @@ func Load(raw Raw, env Env) (Config, error) {
 	c.LogFile = l.logFile(c.WorkingDirectory)
 	c.Verbose = l.boolean(InputVerbose)
 	c.Output = l.output(c.WorkingDirectory, wdOK, c.MaxIterations, agent, agentOK)
+	c.GitHub = l.github(c.BranchStrategy)
 
 	if err := errors.Join(l.problems...); err != nil {
 		return Config{}, err
@@ -198,15 +199,22 @@ func (l *loader) seconds(name string) time.Duration {
 }
 
 func (l *loader) boolean(name string) bool {
+	b, _ := l.flag(name)
+	return b
+}
+
+// flag is boolean that also says whether the value was valid, so that a problem of its own
+// does not set off problems about the inputs that depend on it.
+func (l *loader) flag(name string) (value, ok bool) {
 	v := l.single(name)
 	switch strings.ToLower(v) {
 	case "true", "yes", "1":
-		return true
+		return true, true
 	case "false", "no", "0":
-		return false
+		return false, true
 	}
 	l.problem(name, "%q is not a boolean; use true or false", v)
-	return false
+	return false, false
 }
 
 // choice returns the value of a KindChoice input when it is one of its Choices.

@@ -35,6 +35,13 @@ func TestLoad_defaults(t *testing.T) {
 		WorkingDirectory: "/repo",
 		Hooks:            Hooks{Timeout: 60 * time.Second},
 		EnvFile:          "/repo/.sandcastle/.env",
+		GitHub: GitHubConfig{
+			Push:            PushAuto,
+			PRDraft:         true,
+			ProgressComment: true,
+			TriggerPhrases:  []string{"/sandcastle", "@sandcastle"},
+			RefuseIfOpenPR:  true,
+		},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load() =\n%+v\nwant\n%+v", got, want)
@@ -119,6 +126,22 @@ func TestLoad_everyInputSet(t *testing.T) {
 		InputOutputType:               "object",
 		InputOutputSchema:             "schema/result.json",
 		InputOutputMaxRetries:         "2",
+		InputGitHubToken:              " ghs_example123\n",
+		InputPush:                     "lease",
+		InputOpenPR:                   "true",
+		InputPRDraft:                  "false",
+		InputPRBase:                   "release/1.x",
+		InputPRTitle:                  " Fix #{{ISSUE_NUMBER}}: {{ISSUE_TITLE}} ",
+		InputPRBody:                   "Closes #{{ISSUE_NUMBER}}\n\n{{SUMMARY}}\n",
+		InputProgressComment:          "false",
+		InputTriggerPhrases:           "@agent\n/Fix-It\n/fix-it\n",
+		InputTriggerLabel:             "agent:implement",
+		InputInProgressLabel:          "agent:working",
+		InputBlockedLabel:             "agent:blocked",
+		InputAllowedUsers:             "octocat, Mona-Lisa\nOCTOCAT\n",
+		InputAllowedBots:              "dependabot[bot],renovate",
+		InputAllowBots:                "true",
+		InputRefuseIfOpenPR:           "no",
 	}
 	got, err := Load(raw, env)
 	if err != nil {
@@ -188,6 +211,24 @@ func TestLoad_everyInputSet(t *testing.T) {
 			Schema:     []byte(`{"type": "object"}`),
 			MaxRetries: 2,
 		},
+		GitHub: GitHubConfig{
+			Token:           "ghs_example123",
+			Push:            PushLease,
+			OpenPR:          true,
+			PRDraft:         false,
+			PRBase:          "release/1.x",
+			PRTitle:         "Fix #{{ISSUE_NUMBER}}: {{ISSUE_TITLE}}",
+			PRBody:          "Closes #{{ISSUE_NUMBER}}\n\n{{SUMMARY}}\n",
+			ProgressComment: false,
+			TriggerPhrases:  []string{"@agent", "/Fix-It"},
+			TriggerLabel:    "agent:implement",
+			InProgressLabel: "agent:working",
+			BlockedLabel:    "agent:blocked",
+			AllowedUsers:    []string{"octocat", "Mona-Lisa"},
+			AllowedBots:     []string{"dependabot[bot]", "renovate"},
+			AllowBots:       true,
+			RefuseIfOpenPR:  false,
+		},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load() =\n%+v\nwant\n%+v", got, want)
@@ -197,6 +238,9 @@ func TestLoad_everyInputSet(t *testing.T) {
 	}
 	if got, want := got.Docker, want.Docker; !reflect.DeepEqual(got, want) {
 		t.Errorf("Docker =\n%+v\nwant\n%+v", got, want)
+	}
+	if got, want := got.GitHub, want.GitHub; !reflect.DeepEqual(got, want) {
+		t.Errorf("GitHub =\n%+v\nwant\n%+v", got, want)
 	}
 	for _, d := range Definitions {
 		// prompt excludes prompt-file, which this test uses.

@@ -189,6 +189,9 @@ func TestUsage(t *testing.T) {
 		if d.Default != "" && !strings.Contains(usage, `(default "`+d.Default+`")`) {
 			t.Errorf("Usage() does not show the default %q of %q", d.Default, d.Name)
 		}
+		if d.ActionDefault != "" && strings.Contains(usage, d.ActionDefault) {
+			t.Errorf("Usage() shows the Action's default %q of %q, which the command line does not have", d.ActionDefault, d.Name)
+		}
 	}
 	golden(t, "usage.golden", usage)
 }

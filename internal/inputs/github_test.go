@@ -1,0 +1,245 @@
+package inputs
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/event"
+)
+
+func TestDefaultTriggerPhrasesMatchEvent(t *testing.T) {
+	t.Parallel()
+	if got, want := defaultTriggerPhrases(), event.DefaultTriggerPhrases(); !slices.Equal(got, want) {
+		t.Errorf("defaultTriggerPhrases() = %q, want event.DefaultTriggerPhrases() %q", got, want)
+	}
+	// The README and action.yml name them too.
+	d, _ := Lookup(InputTriggerPhrases)
+	for _, p := range defaultTriggerPhrases() {
+		if !strings.Contains(d.Description, p) {
+			t.Errorf("trigger-phrases description does not name the default %q", p)
+		}
+	}
+}
+
+func TestLoad_githubValues(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		raw   Raw
+		check func(t *testing.T, g GitHubConfig)
+	}{
+		{
+			name: "open_pr_with_branch_strategy_head",
+			raw:  with(InputOpenPR, "true"),
+			check: func(t *testing.T, g GitHubConfig) {
+				if !g.OpenPR || !g.PRDraft {
+					t.Errorf("OpenPR, PRDraft = %v, %v, want true, true", g.OpenPR, g.PRDraft)
+				}
+			},
+		},
+		{
+			name: "open_pr_with_force_push",
+			raw:  with(InputOpenPR, "yes", InputPush, "force", InputBranchStrategy, "branch", InputBranch, "agent/fix"),
+			check: func(t *testing.T, g GitHubConfig) {
+				if got, want := g.Push, PushForce; got != want {
+					t.Errorf("Push = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "push_none_without_open_pr",
+			raw:  with(InputPush, "none"),
+			check: func(t *testing.T, g GitHubConfig) {
+				if got, want := g.Push, PushNone; got != want {
+					t.Errorf("Push = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "pr_draft_default_value_without_open_pr_is_fine",
+			raw:  with(InputPRDraft, "true"),
+			check: func(t *testing.T, g GitHubConfig) {
+				if !g.PRDraft {
+					t.Error("PRDraft = false, want true")
+				}
+			},
+		},
+		{
+			name: "pr_body_is_kept_verbatim",
+			raw:  with(InputOpenPR, "true", InputPRBody, "  indented code\n\n- {{COMMITS}}\n"),
+			check: func(t *testing.T, g GitHubConfig) {
+				if got, want := g.PRBody, "  indented code\n\n- {{COMMITS}}\n"; got != want {
+					t.Errorf("PRBody = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "token_is_trimmed",
+			raw:  with(InputGitHubToken, "\tghp_abc123\r\n"),
+			check: func(t *testing.T, g GitHubConfig) {
+				if got, want := g.Token, "ghp_abc123"; got != want {
+					t.Errorf("Token = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "blank_trigger_phrases_take_the_defaults",
+			raw:  with(InputTriggerPhrases, "\n  \n"),
+			check: func(t *testing.T, g GitHubConfig) {
+				if got, want := g.TriggerPhrases, []string{"/sandcastle", "@sandcastle"}; !slices.Equal(got, want) {
+					t.Errorf("TriggerPhrases = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "trigger_phrases_drop_repeats_in_any_case",
+			raw:  with(InputTriggerPhrases, " @Bot please \n@bot PLEASE\n/go\n"),
+			check: func(t *testing.T, g GitHubConfig) {
+				if got, want := g.TriggerPhrases, []string{"@Bot please", "/go"}; !slices.Equal(got, want) {
+					t.Errorf("TriggerPhrases = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "trigger_phrase_of_100_characters",
+			raw:  with(InputTriggerPhrases, strings.Repeat("é", 100)),
+			check: func(t *testing.T, g GitHubConfig) {
+				if got, want := g.TriggerPhrases, []string{strings.Repeat("é", 100)}; !slices.Equal(got, want) {
+					t.Errorf("TriggerPhrases = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "labels_are_trimmed",
+			raw:  with(InputTriggerLabel, "  sandcastle ", InputInProgressLabel, "🏗 working", InputBlockedLabel, strings.Repeat("b", 50)),
+			check: func(t *testing.T, g GitHubConfig) {
+				got := []string{g.TriggerLabel, g.InProgressLabel, g.BlockedLabel}
+				if want := []string{"sandcastle", "🏗 working", strings.Repeat("b", 50)}; !slices.Equal(got, want) {
+					t.Errorf("labels = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "logins_by_line_and_comma_without_repeats",
+			raw: with(
+				InputAllowedUsers, "octocat,,mona\n Octocat \n"+strings.Repeat("a", 39)+"\nold-name-\n",
+				InputAllowedBots, "dependabot[bot]\nrenovate, my-app[bot]\nDependabot[bot]\n",
+			),
+			check: func(t *testing.T, g GitHubConfig) {
+				if got, want := g.AllowedUsers, []string{"octocat", "mona", strings.Repeat("a", 39), "old-name-"}; !reflect.DeepEqual(got, want) {
+					t.Errorf("AllowedUsers = %q, want %q", got, want)
+				}
+				if got, want := g.AllowedBots, []string{"dependabot[bot]", "renovate", "my-app[bot]"}; !reflect.DeepEqual(got, want) {
+					t.Errorf("AllowedBots = %q, want %q", got, want)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := Load(tt.raw, testEnv(nil))
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			tt.check(t, c.GitHub)
+		})
+	}
+}
+
+func TestLoad_githubBadInput(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		raw   Raw
+		input string // the input the problem must name
+		valid string // text of the message saying what is valid
+	}{
+		{"github_token_with_space", with(InputGitHubToken, "ghs_abc def"), InputGitHubToken, "give the token alone, on one line"},
+		{"github_token_on_two_lines", with(InputGitHubToken, "ghs_abc\nghs_def"), InputGitHubToken, "give the token alone, on one line"},
+		{"push_unknown", with(InputPush, "always"), InputPush, `"always" is not valid; use one of: auto, none, force, lease`},
+		{"open_pr_maybe", with(InputOpenPR, "maybe"), InputOpenPR, "use true or false"},
+		{"open_pr_maybe_says_nothing_of_pr_title", with(InputOpenPR, "maybe", InputPRTitle, "Fix it"), InputOpenPR, "use true or false"},
+		{"open_pr_with_push_none", with(InputOpenPR, "true", InputPush, "none"), InputOpenPR, "a pull request needs the branch on GitHub; set push to auto, force or lease, or remove open-pr"},
+		{"open_pr_with_merge_to_head", with(InputOpenPR, "true", InputBranchStrategy, "merge-to-head"), InputOpenPR, "no branch is left for a pull request; use branch-strategy branch, or remove open-pr"},
+		{"pr_draft_maybe", with(InputOpenPR, "true", InputPRDraft, "maybe"), InputPRDraft, "use true or false"},
+		{"pr_draft_false_without_open_pr", with(InputPRDraft, "false"), InputPRDraft, "is used only with open-pr: true; set open-pr: true or remove pr-draft"},
+		{"pr_base_without_open_pr", with(InputPRBase, "main"), InputPRBase, "is used only with open-pr: true; set open-pr: true or remove pr-base"},
+		{"pr_base_with_dot_dot", with(InputOpenPR, "true", InputPRBase, "main..dev"), InputPRBase, `contains ".."; give the name of the branch the pull request merges into`},
+		{"pr_base_starting_with_dash", with(InputOpenPR, "true", InputPRBase, "-f"), InputPRBase, `starts with "-"`},
+		{"pr_title_without_open_pr", with(InputPRTitle, "Fix #{{ISSUE_NUMBER}}"), InputPRTitle, "is used only with open-pr: true; set open-pr: true or remove pr-title"},
+		{"pr_title_spans_lines", with(InputOpenPR, "true", InputPRTitle, "Fix\nit"), InputPRTitle, "give a single line"},
+		{"pr_body_without_open_pr", with(InputPRBody, "Closes #1"), InputPRBody, "is used only with open-pr: true; set open-pr: true or remove pr-body"},
+		{"progress_comment_maybe", with(InputProgressComment, "maybe"), InputProgressComment, "use true or false"},
+		{"trigger_phrase_too_long", with(InputTriggerPhrases, "/go\n"+strings.Repeat("x", 101)), InputTriggerPhrases, "is 101 characters long; use at most 100"},
+		{"trigger_phrase_with_carriage_return", with(InputTriggerPhrases, "/go\rnow"), InputTriggerPhrases, `"/go\rnow" holds a line break; give one phrase per line`},
+		{"trigger_label_spans_lines", with(InputTriggerLabel, "a\nb"), InputTriggerLabel, "give a single line"},
+		{"trigger_label_with_comma", with(InputTriggerLabel, "agent,go"), InputTriggerLabel, `"agent,go" holds a comma; give one label name without commas`},
+		{"trigger_label_too_long", with(InputTriggerLabel, strings.Repeat("l", 51)), InputTriggerLabel, "is 51 characters long; GitHub labels have at most 50"},
+		{"in_progress_label_too_long", with(InputInProgressLabel, strings.Repeat("l", 51)), InputInProgressLabel, "GitHub labels have at most 50"},
+		{"blocked_label_with_comma", with(InputBlockedLabel, "a,b"), InputBlockedLabel, "holds a comma"},
+		{"in_progress_label_is_trigger_label", with(InputTriggerLabel, "agent", InputInProgressLabel, "Agent"), InputInProgressLabel, `"Agent" is also trigger-label; use a different label`},
+		{"blocked_label_is_trigger_label", with(InputTriggerLabel, "agent", InputBlockedLabel, "agent"), InputBlockedLabel, "every failed run would start another; use a different label"},
+		{"blocked_label_is_in_progress_label", with(InputInProgressLabel, "busy", InputBlockedLabel, "BUSY"), InputBlockedLabel, `"BUSY" is also in-progress-label; use a different label`},
+		{"allowed_users_with_space", with(InputAllowedUsers, "octocat\nmona lisa"), InputAllowedUsers, `"mona lisa" is not a GitHub login; use letters, digits and -, up to 39`},
+		{"allowed_users_too_long", with(InputAllowedUsers, strings.Repeat("a", 40)), InputAllowedUsers, "is not a GitHub login"},
+		{"allowed_users_leading_hyphen", with(InputAllowedUsers, "-octocat"), InputAllowedUsers, `"-octocat" is not a GitHub login; use letters, digits and -, up to 39, not starting with -`},
+		{"allowed_users_with_at", with(InputAllowedUsers, "@octocat"), InputAllowedUsers, `"@octocat" is not a GitHub login`},
+		{"allowed_users_bot", with(InputAllowedUsers, "octocat, dependabot[bot]"), InputAllowedUsers, `"dependabot[bot]" is a bot; list it in allowed-bots instead`},
+		{"allowed_bots_underscore", with(InputAllowedBots, "my_bot"), InputAllowedBots, `"my_bot" is not a bot's login; use letters, digits and -, up to 39, optionally followed by [bot]`},
+		{"allowed_bots_other_suffix", with(InputAllowedBots, "renovate[app]"), InputAllowedBots, `"renovate[app]" is not a bot's login`},
+		{"allow_bots_maybe", with(InputAllowBots, "maybe"), InputAllowBots, "use true or false"},
+		{"refuse_if_open_pr_maybe", with(InputRefuseIfOpenPR, "maybe"), InputRefuseIfOpenPR, "use true or false"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Load(tt.raw, testEnv(nil))
+			if err == nil {
+				t.Fatal("Load succeeded, want a problem")
+			}
+			problems := problemsOf(t, err)
+			if got, want := len(problems), 1; got != want {
+				t.Fatalf("got %d problems, want %d:\n%v", got, want, err)
+			}
+			p := problems[0]
+			if got, want := p.Input, tt.input; got != want {
+				t.Errorf("Problem.Input = %q, want %q (%v)", got, want, p)
+			}
+			if !strings.Contains(p.Message, tt.valid) {
+				t.Errorf("Problem.Message = %q, want it to contain %q", p.Message, tt.valid)
+			}
+		})
+	}
+}
+
+// TestLoad_githubTokenNeverInMessages: a malformed token is still a secret, so the problem
+// names the input without echoing any part of the value.
+func TestLoad_githubTokenNeverInMessages(t *testing.T) {
+	t.Parallel()
+	for _, token := range []string{"ghs_SECRETPART other", "ghs_SECRETPART\nother", "ghs_SECRETPART\x00other"} {
+		_, err := Load(with(InputGitHubToken, token), testEnv(nil))
+		if err == nil {
+			t.Fatalf("Load(%q) succeeded, want a problem", token)
+		}
+		for _, part := range []string{"SECRETPART", "other", "ghs_"} {
+			if strings.Contains(err.Error(), part) {
+				t.Errorf("Load(%q) error %q shows %q of the token", token, err, part)
+			}
+		}
+	}
+}
+
+func TestLoad_openPRProblemsTogether(t *testing.T) {
+	t.Parallel()
+	_, err := Load(with(InputOpenPR, "true", InputPush, "none", InputBranchStrategy, "merge-to-head"), testEnv(nil))
+	var got []string
+	for _, p := range problemsOf(t, err) {
+		got = append(got, p.Input)
+	}
+	if want := []string{InputOpenPR, InputOpenPR}; !slices.Equal(got, want) {
+		t.Errorf("problems name %q, want %q (push none and merge-to-head, each said once)\n%v", got, want, err)
+	}
+}
