@@ -43,7 +43,7 @@ func (c *Client) UpsertComment(ctx context.Context, owner, repo string, issue in
 		opts.Page = resp.NextPage
 	}
 	if found != 0 {
-		comment, err := c.EditComment(ctx, owner, repo, found, body)
+		comment, err := c.edit(ctx, owner, repo, found, body)
 		return comment, false, err
 	}
 
@@ -54,9 +54,18 @@ func (c *Client) UpsertComment(ctx context.Context, owner, repo string, issue in
 	return Comment{ID: cm.GetID(), URL: cm.GetHTMLURL()}, true, nil
 }
 
-// EditComment replaces the body of comment id in owner/repo. The body is sent as given: to
-// stay findable by UpsertComment it must keep the marker UpsertComment added.
-func (c *Client) EditComment(ctx context.Context, owner, repo string, id int64, body string) (Comment, error) {
+// EditComment replaces the body of comment id in owner/repo, keeping marker in it as
+// UpsertComment does, so the comment is still found on the next run.
+func (c *Client) EditComment(ctx context.Context, owner, repo string, id int64, marker, body string) (Comment, error) {
+	tag, err := markerTag(marker)
+	if err != nil {
+		return Comment{}, fmt.Errorf("githubapi: edit comment %d in %s/%s: %w", id, owner, repo, err)
+	}
+	return c.edit(ctx, owner, repo, id, withTag(body, tag))
+}
+
+// edit replaces the body of comment id in owner/repo with body, sent as given.
+func (c *Client) edit(ctx context.Context, owner, repo string, id int64, body string) (Comment, error) {
 	cm, _, err := c.gh.Issues.EditComment(ctx, owner, repo, id, &github.IssueComment{Body: &body})
 	if err != nil {
 		return Comment{}, wrap(fmt.Sprintf("edit comment %d in %s/%s", id, owner, repo), err)

@@ -151,20 +151,20 @@ func TestUpsertComment_created_once_then_edited(t *testing.T) {
 	}
 }
 
-func TestEditComment_sends_body_as_given(t *testing.T) {
+func TestEditComment_keeps_the_marker(t *testing.T) {
 	client, mux, _, rec := setup(t)
 	fake := &fakeComments{}
 	fake.register(t, mux)
 	c := fake.add("old")
 
-	got, err := client.EditComment(t.Context(), "o", "r", c.ID, "new text")
+	got, err := client.EditComment(t.Context(), "o", "r", c.ID, "sandcastle:progress", "new text")
 	if err != nil {
 		t.Fatalf("EditComment: %v", err)
 	}
 	if want := (Comment{ID: c.ID, URL: c.URL}); got != want {
 		t.Errorf("EditComment = %+v, want %+v", got, want)
 	}
-	if got, want := rec.body(fmt.Sprintf("PATCH /repos/o/r/issues/comments/%d", c.ID), 0), `{"body":"new text"}`+"\n"; got != want {
+	if got, want := rec.body(fmt.Sprintf("PATCH /repos/o/r/issues/comments/%d", c.ID), 0), `{"body":"new text\n\n<!-- sandcastle:progress -->"}`+"\n"; got != want {
 		t.Errorf("request body = %q, want %q", got, want)
 	}
 }
@@ -172,7 +172,7 @@ func TestEditComment_sends_body_as_given(t *testing.T) {
 func TestEditComment_missing_comment_names_it(t *testing.T) {
 	client, mux, _, _ := setup(t)
 	(&fakeComments{}).register(t, mux)
-	_, err := client.EditComment(t.Context(), "o", "r", 999, "x")
+	_, err := client.EditComment(t.Context(), "o", "r", 999, "m", "x")
 	if got, want := fmt.Sprint(err), "githubapi: edit comment 999 in o/r: 404 Not Found"; got != want {
 		t.Errorf("error = %q, want %q", got, want)
 	}

@@ -1,8 +1,12 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
+	"maps"
 	"math"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -27,6 +31,16 @@ type Outputs struct {
 	CostKnown           bool // false: the agent reported no cost, and cost-usd is ""
 	LogFile             string
 	PreservedWorktree   string
+	Pushed              bool
+	RecoveryBranch      string // the branch that took the commits when the remote branch moved
+	PRNumber            int    // 0 when no pull request was opened or updated
+	PRURL               string
+	CommentURL          string
+	RefusalReason       string
+	// Fields are the top-level fields of an object structured output, by name, each value a
+	// string as is or compact JSON. Each becomes the output "output-<name>", after the declared
+	// ones; see FieldOutputs for which names qualify.
+	Fields map[string]string
 }
 
 // Pairs returns every output name and value, in the order action.yml declares them.
@@ -36,7 +50,11 @@ func (o Outputs) Pairs() [][2]string {
 		b, _ := json.Marshal(o.Commits) // strings always encode
 		commits = string(b)
 	}
-	return [][2]string{
+	prNumber := ""
+	if o.PRNumber > 0 {
+		prNumber = strconv.Itoa(o.PRNumber)
+	}
+	pairs := [][2]string{
 		{"status", o.Status},
 		{"iterations", strconv.Itoa(o.Iterations)},
 		{"completion-signal", o.CompletionSignal},
@@ -55,8 +73,56 @@ func (o Outputs) Pairs() [][2]string {
 		{"cost-usd", formatCost(o.CostUSD, o.CostKnown)},
 		{"log-file", o.LogFile},
 		{"preserved-worktree", o.PreservedWorktree},
+		{"pushed", strconv.FormatBool(o.Pushed)},
+		{"recovery-branch", o.RecoveryBranch},
+		{"pr-number", prNumber},
+		{"pr-url", o.PRURL},
+		{"comment-url", o.CommentURL},
+		{"refusal-reason", o.RefusalReason},
 	}
+	for _, name := range slices.Sorted(maps.Keys(o.Fields)) {
+		pairs = append(pairs, [2]string{FieldPrefix + name, o.Fields[name]})
+	}
+	return pairs
 }
+
+// FieldPrefix starts the name of the output that carries one field of an object structured
+// output.
+const FieldPrefix = "output-"
+
+// FieldOutputs splits a JSON object into the values of Outputs.Fields: a string field as is,
+// any other value as compact JSON. A field is left out, and named in skipped, when its name
+// is not made of letters, digits, "_" and "-" (an output name must survive the runner's
+// parsing and a workflow expression) or when "output-<name>" is the name of a declared output,
+// such as output-tokens. Anything but a JSON object yields no fields.
+func FieldOutputs(object []byte, declared []string) (fields map[string]string, skipped []string) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(object, &m) != nil {
+		return nil, nil
+	}
+	fields = make(map[string]string, len(m))
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		if !fieldNameRe.MatchString(name) || slices.Contains(declared, FieldPrefix+name) {
+			skipped = append(skipped, name)
+			continue
+		}
+		raw := m[name]
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			fields[name] = s
+			continue
+		}
+		var b bytes.Buffer
+		if json.Compact(&b, raw) != nil {
+			b.Reset()
+			b.Write(raw)
+		}
+		fields[name] = b.String()
+	}
+	return fields, skipped
+}
+
+var fieldNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
 
 // formatCost writes a dollar amount with at most 6 decimals and no trailing zeros; "" when
 // the cost is unknown.

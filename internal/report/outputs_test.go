@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -9,7 +10,8 @@ func TestPairsNamesAndOrder(t *testing.T) {
 	want := []string{
 		"status", "iterations", "completion-signal", "commits", "commit-count", "branch", "base-sha",
 		"head-sha", "output", "session-id", "session-file", "input-tokens", "output-tokens", "cache-read-tokens",
-		"cache-creation-tokens", "cost-usd", "log-file", "preserved-worktree",
+		"cache-creation-tokens", "cost-usd", "log-file", "preserved-worktree", "pushed", "recovery-branch",
+		"pr-number", "pr-url", "comment-url", "refusal-reason",
 	}
 	pairs := Outputs{}.Pairs()
 	if got, want := len(pairs), len(want); got != want {
@@ -41,6 +43,12 @@ func TestPairsValues(t *testing.T) {
 		CostKnown:           true,
 		LogFile:             ".sandcastle/logs/main.log",
 		PreservedWorktree:   "/w/tree",
+		Pushed:              true,
+		RecoveryBranch:      "sandcastle/recovery/fix-1",
+		PRNumber:            7,
+		PRURL:               "https://github.com/o/r/pull/7",
+		CommentURL:          "https://github.com/o/r/issues/3#issuecomment-9",
+		RefusalReason:       "",
 	}
 	want := map[string]string{
 		"status": "success", "iterations": "3", "completion-signal": "<promise>COMPLETE</promise>",
@@ -48,7 +56,9 @@ func TestPairsValues(t *testing.T) {
 		"base-sha": "base", "head-sha": "head", "output": `{"ok":true}`, "session-id": "sess-1",
 		"input-tokens": "1200", "output-tokens": "340", "cache-read-tokens": "5",
 		"cache-creation-tokens": "6", "cost-usd": "0.0123", "log-file": ".sandcastle/logs/main.log",
-		"preserved-worktree": "/w/tree",
+		"preserved-worktree": "/w/tree", "pushed": "true", "recovery-branch": "sandcastle/recovery/fix-1",
+		"pr-number": "7", "pr-url": "https://github.com/o/r/pull/7",
+		"comment-url": "https://github.com/o/r/issues/3#issuecomment-9", "refusal-reason": "",
 	}
 	for _, p := range o.Pairs() {
 		if got, want := p[1], want[p[0]]; got != want {
@@ -89,6 +99,72 @@ func TestFormatCost(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got, want := formatCost(tt.v, tt.known), tt.want; got != want {
 				t.Errorf("formatCost(%v, %v) = %q, want %q", tt.v, tt.known, got, want)
+			}
+		})
+	}
+}
+
+func TestPairsFieldsFollowTheDeclaredOutputsSorted(t *testing.T) {
+	o := Outputs{Fields: map[string]string{"verdict": "clean", "count": "3"}}
+	pairs := o.Pairs()
+	n := len(Outputs{}.Pairs())
+	if got, want := len(pairs), n+2; got != want {
+		t.Fatalf("Pairs() has %d entries, want %d", got, want)
+	}
+	if got, want := pairs[n], [2]string{"output-count", "3"}; got != want {
+		t.Errorf("first field pair = %q, want %q", got, want)
+	}
+	if got, want := pairs[n+1], [2]string{"output-verdict", "clean"}; got != want {
+		t.Errorf("second field pair = %q, want %q", got, want)
+	}
+}
+
+func TestPairsPRNumberEmptyWhenNone(t *testing.T) {
+	for _, tc := range []struct {
+		number int
+		want   string
+	}{{0, ""}, {42, "42"}} {
+		for _, p := range (Outputs{PRNumber: tc.number}).Pairs() {
+			if p[0] == "pr-number" && p[1] != tc.want {
+				t.Errorf("PRNumber %d: pr-number = %q, want %q", tc.number, p[1], tc.want)
+			}
+		}
+	}
+}
+
+func TestFieldOutputs(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		object      string
+		wantFields  map[string]string
+		wantSkipped []string
+	}{
+		{
+			name:       "strings_as_is_others_compact_json",
+			object:     `{"summary": "two\nlines", "count": 3, "ok": true, "tags": [ "a", "b" ], "meta": {"x": null}}`,
+			wantFields: map[string]string{"summary": "two\nlines", "count": "3", "ok": "true", "tags": `["a","b"]`, "meta": `{"x":null}`},
+		},
+		{
+			name:        "bad_names_and_declared_collisions_skipped",
+			object:      `{"tokens": 1, "has space": "x", "a.b": "y", "fine_name-2": "z"}`,
+			wantFields:  map[string]string{"fine_name-2": "z"},
+			wantSkipped: []string{"a.b", "has space", "tokens"},
+		},
+		{name: "not_an_object", object: `["a"]`},
+		{name: "string_output", object: `"text"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fields, skipped := FieldOutputs([]byte(tc.object), []string{"output", "output-tokens"})
+			if len(fields) != len(tc.wantFields) {
+				t.Errorf("fields = %q, want %q", fields, tc.wantFields)
+			}
+			for k, want := range tc.wantFields {
+				if got := fields[k]; got != want {
+					t.Errorf("fields[%q] = %q, want %q", k, got, want)
+				}
+			}
+			if !slices.Equal(skipped, tc.wantSkipped) {
+				t.Errorf("skipped = %q, want %q", skipped, tc.wantSkipped)
 			}
 		})
 	}

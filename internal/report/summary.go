@@ -27,6 +27,12 @@ type Run struct {
 	Output            string   // the structured output as JSON; "" when none
 	PreservedWorktree string
 	LogFile           string
+	RefusalReason     string // why the run did not start; "" when it did
+	Pushed            bool
+	RecoveryBranch    string
+	PRNumber          int
+	PRURL             string
+	CommentURL        string
 }
 
 // Iteration is one agent invocation's usage.
@@ -58,10 +64,26 @@ func Summary(s Run) string {
 		iterations += " / " + strconv.Itoa(s.MaxIterations)
 	}
 	b.WriteString("| | |\n| --- | --- |\n")
+	if s.RefusalReason != "" {
+		row(&b, "Refused", cellText(s.RefusalReason))
+		return b.String()
+	}
 	row(&b, "Iterations", iterations)
 	row(&b, "Completion signal", codeOr(s.Signal, "none"))
 	row(&b, "Branch", codeOr(s.Branch, "none"))
 	row(&b, "Commits", strconv.Itoa(len(s.Commits)))
+	if s.Pushed {
+		row(&b, "Pushed", "yes")
+	}
+	if s.RecoveryBranch != "" {
+		row(&b, "Recovery branch", code(s.RecoveryBranch))
+	}
+	if s.PRURL != "" {
+		row(&b, "Pull request", link("#"+strconv.Itoa(s.PRNumber), s.PRURL))
+	}
+	if s.CommentURL != "" {
+		row(&b, "Comment", link("progress comment", s.CommentURL))
+	}
 	if s.LogFile != "" {
 		row(&b, "Log file", code(s.LogFile))
 	}
@@ -128,10 +150,15 @@ func cell(s string) string {
 
 // inline escapes s as literal inline text in the middle of a line: the characters that open
 // emphasis, code, links, images, HTML and entities, or end a table cell, are backslash-escaped.
-func inline(s string) string {
+func inline(s string) string { return escape(s, "\\`*_[]<>|~&!") }
+
+// cellText is inline text for a table cell, whose pipes cell escapes.
+func cellText(s string) string { return escape(s, "\\`*_[]<>~&!") }
+
+func escape(s, special string) string {
 	var b strings.Builder
 	for _, r := range oneLine(s) {
-		if strings.ContainsRune("\\`*_[]<>|~&!", r) {
+		if strings.ContainsRune(special, r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
@@ -219,4 +246,12 @@ func thousands(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// link is a markdown link to url, shown as text; a URL that is not http(s) is shown as code.
+func link(text, url string) string {
+	if !strings.HasPrefix(url, "https://") && !strings.HasPrefix(url, "http://") || strings.ContainsAny(url, " ()<>\n") {
+		return code(url)
+	}
+	return "[" + cellText(text) + "](" + url + ")"
 }

@@ -73,6 +73,37 @@ func TestSummaryGolden(t *testing.T) {
 				PreservedWorktree: "wt`x",
 			},
 		},
+		{
+			name: "pushed_pull_request_comment",
+			run: Run{
+				Status:        "complete",
+				Branch:        "sandcastle/issue-42",
+				MaxIterations: 2,
+				Iterations:    []Iteration{{Number: 1, InputTokens: 10, OutputTokens: 5}},
+				Commits:       []Commit{{SHA: "3f2a9c1d0e8b7a6f5e4d3c2b1a0f9e8d7c6b5a49", Subject: "Fix #42"}},
+				Pushed:        true,
+				PRNumber:      7,
+				PRURL:         "https://github.com/o/r/pull/7",
+				CommentURL:    "https://github.com/o/r/issues/42#issuecomment-99",
+			},
+		},
+		{
+			name: "branch_moved_recovery",
+			run: Run{
+				Status:         "branch-moved",
+				Branch:         "feature",
+				MaxIterations:  1,
+				Iterations:     []Iteration{{Number: 1}},
+				Commits:        []Commit{{SHA: "9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a00", Subject: "Work"}},
+				RecoveryBranch: "sandcastle/recovery/feature-1234-1",
+				PRURL:          "javascript:alert(1)",
+				PRNumber:       3,
+			},
+		},
+		{
+			name: "refused",
+			run:  Run{Status: "refused", RefusalReason: "octocat has read permission on o/r; write, maintain or admin is needed | or allowed-users"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

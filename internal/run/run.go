@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
@@ -60,6 +61,20 @@ type Config struct {
 	// Sessions, when set, saves the agent's session after each invocation that reported one,
 	// so it outlives the sandbox.
 	Sessions Saver
+
+	// Progress, when set, hears how the run goes: as each iteration starts, at each tool call
+	// and once an iteration's commits are known. It is called on the loop's goroutine and must
+	// not block.
+	Progress func(Progress)
+}
+
+// Progress is where a run stands.
+type Progress struct {
+	Iteration     int
+	MaxIterations int
+	LastTool      string // "name(args)" of the tool call this report is about; "" when none
+
+	Commits int // commits made so far, all iterations
 }
 
 // Saver keeps an agent session beyond the sandbox and says where.
@@ -94,6 +109,8 @@ type Result struct {
 	SessionID   string
 	SessionFile string
 	Usage       agent.Usage
+	// Final is the agent's final message of the last iteration, the answer a person would read.
+	Final string
 }
 
 // Loop runs the agent in sb until a completion signal or MaxIterations, then extracts the
@@ -106,6 +123,7 @@ func Loop(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Log)
 			return res, context.Cause(ctx)
 		}
 		log.Status("Iteration %d/%d", i, c.MaxIterations)
+		c.progress(Progress{Iteration: i, MaxIterations: c.MaxIterations, Commits: len(res.Commits)})
 		text, err := c.Prompt.Expand(ctx, shellRunner(sb), c.ShellTimeout)
 		if err != nil {
 			return res, err
@@ -115,8 +133,12 @@ func Loop(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Log)
 		if i > 1 { // resuming applies to the first iteration only
 			req.ResumeSession, req.ForkSession = "", false
 		}
-		it, tr, err := invoke(ctx, c, sb, repo, log, req, i)
+		it, tr, err := invoke(ctx, c, sb, repo, log, req, i, len(res.Commits))
 		res.add(it)
+		if tr != nil {
+			res.Final = tr.final()
+		}
+		c.progress(Progress{Iteration: i, MaxIterations: c.MaxIterations, Commits: len(res.Commits)})
 		if err != nil {
 			return res, err
 		}
@@ -134,6 +156,26 @@ func Loop(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Log)
 		return res, extract(ctx, c, sb, repo, log, &res, last)
 	}
 	return res, nil
+}
+
+// toolLine is a tool call as the log shows it, shortened for a progress report.
+func toolLine(name, args string) string {
+	const max = 200
+	line := name + "(" + args + ")"
+	if len(line) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(line[cut]) {
+			cut--
+		}
+		line = line[:cut] + "…"
+	}
+	return line
+}
+
+func (c Config) progress(p Progress) {
+	if c.Progress != nil {
+		c.Progress(p)
+	}
 }
 
 func (r *Result) add(it Iteration) {
@@ -166,9 +208,12 @@ func extract(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log L
 		req := c.Request
 		req.Prompt = se.Feedback(left - 1)
 		req.ResumeSession, req.ForkSession = session, false
-		it, next, ierr := invoke(ctx, c, sb, repo, log, req, len(res.Iterations)+1)
+		it, next, ierr := invoke(ctx, c, sb, repo, log, req, len(res.Iterations)+1, len(res.Commits))
 		it.Retry = true
 		res.add(it)
+		if next != nil {
+			res.Final = next.final()
+		}
 		if ierr != nil {
 			return ierr
 		}
@@ -231,7 +276,7 @@ func (e *OutputError) Error() string {
 func (e *OutputError) Unwrap() error { return e.Err }
 
 // invoke runs the agent once and returns what it did.
-func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Log, req agent.Request, n int) (Iteration, *transcript, error) {
+func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Log, req agent.Request, n, commitsBefore int) (Iteration, *transcript, error) {
 	it := Iteration{Number: n}
 	base, err := repo.Head(ctx)
 	if err != nil {
@@ -273,6 +318,7 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 				log.AgentText(ev.Text)
 			case agent.EventToolCall:
 				log.ToolCall(ev.Tool, ev.Args)
+				c.progress(Progress{Iteration: n, MaxIterations: c.MaxIterations, LastTool: toolLine(ev.Tool, ev.Args), Commits: commitsBefore})
 			case agent.EventError:
 				log.Warning("%s reported: %s", c.Agent.Name(), ev.Text)
 			}

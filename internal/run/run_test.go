@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
@@ -455,5 +456,45 @@ func TestLoopSavesSessions(t *testing.T) {
 	}
 	if len(log.warnings) != 1 || !strings.Contains(log.warnings[0], "session bad2 was not saved") || !strings.Contains(log.warnings[0], "disk full") {
 		t.Errorf("warnings = %q, want one about bad2", log.warnings)
+	}
+}
+
+func TestLoopReportsProgressAndFinal(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{t: t}
+	sb.add(
+		lines(0, initLine("s1"), `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"make test"}}]}}`, resultLine("first answer", false)),
+		lines(0, initLine("s2"), resultLine("all done "+signal, false)),
+	)
+	var got []Progress
+	c := config(3)
+	c.Progress = func(p Progress) { got = append(got, p) }
+	res, err := Loop(t.Context(), c, sb, &fakeRepo{}, &nopLog{})
+	if err != nil {
+		t.Fatalf("Loop: %v", err)
+	}
+	want := []Progress{
+		{Iteration: 1, MaxIterations: 3},
+		{Iteration: 1, MaxIterations: 3, LastTool: "Bash(make test)"},
+		{Iteration: 1, MaxIterations: 3, Commits: 1},
+		{Iteration: 2, MaxIterations: 3, Commits: 1},
+		{Iteration: 2, MaxIterations: 3, Commits: 2},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("progress =\n%+v\nwant\n%+v", got, want)
+	}
+	if got, want := res.Final, "all done "+signal; got != want {
+		t.Errorf("Final = %q, want the last iteration's answer %q", got, want)
+	}
+}
+
+func TestToolLineShortensOnARuneBoundary(t *testing.T) {
+	t.Parallel()
+	line := toolLine("Bash", strings.Repeat("é", 300))
+	if !utf8.ValidString(line) || !strings.HasSuffix(line, "…") || len(line) > 200+len("…") {
+		t.Errorf("toolLine = %q (%d bytes), want valid UTF-8 of at most 200 bytes and an ellipsis", line, len(line))
+	}
+	if got, want := toolLine("Read", "a.go"), "Read(a.go)"; got != want {
+		t.Errorf("toolLine = %q, want %q", got, want)
 	}
 }
