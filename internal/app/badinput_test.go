@@ -71,6 +71,17 @@ func TestBadInput(t *testing.T) {
 		{"resume_session_id_not_an_id", []string{"--prompt", "hi", "--resume-session", "../../etc/passwd"}, nil, []string{`"resume-session"`, "not valid"}},
 		{"fork_without_resume", []string{"--prompt", "hi", "--fork-session"}, nil, []string{`"fork-session"`, "resume-session"}},
 		{"prompt_too_long_for_argv", []string{"--prompt-file", "p.md", "--agent", "cursor"}, writePrompt(strings.Repeat("x", 130<<10)), []string{`"prompt-file"`, "cursor takes the prompt as a command-line argument", "133120 bytes", "claude-code, codex, copilot, opencode, pi"}},
+		{"open_pr_without_token", []string{"--prompt", "hi", "--branch-strategy", "branch", "--branch", "w", "--open-pr"}, nil, []string{`"github-token"`, "open-pr", "GITHUB_TOKEN"}},
+		{"open_pr_with_push_none", []string{"--prompt", "hi", "--branch-strategy", "branch", "--branch", "w", "--open-pr", "--push", "none"}, nil, []string{`"open-pr"`, "push"}},
+		{"pr_title_unknown_key", []string{"--prompt", "hi", "--branch-strategy", "branch", "--branch", "w", "--open-pr", "--pr-title", "Fix {{ISSUE_TITEL}}"}, nil, []string{`"pr-title"`, "ISSUE_TITEL"}},
+		{"event_payload_missing", []string{"--prompt", "hi"}, func(t *testing.T, e env, dir string) {
+			e["GITHUB_ACTIONS"], e["GITHUB_EVENT_NAME"], e["GITHUB_EVENT_PATH"] = "true", "issues", filepath.Join(dir, "no-event.json")
+		}, []string{"GITHUB_EVENT_PATH", "no-event.json"}},
+		{"event_prompt_arg_the_event_lacks", []string{"--prompt-file", "p.md"}, func(t *testing.T, e env, dir string) {
+			writePrompt("Fix #{{ISSUE_NUMBER}}")(t, e, dir)
+			writeFile(t, filepath.Join(dir, ".git", "event.json"), `{"ref": "refs/heads/main", "repository": {"full_name": "o/r"}}`)
+			e["GITHUB_ACTIONS"], e["GITHUB_EVENT_NAME"], e["GITHUB_EVENT_PATH"] = "true", "workflow_dispatch", filepath.Join(dir, ".git", "event.json")
+		}, []string{"{{ISSUE_NUMBER}}"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -86,6 +86,7 @@ func TestDockerClaudeCommitsInContainer(t *testing.T) {
 		testkit.Text("Done. "+signal),
 	)
 	a.env["GITHUB_TOKEN"] = "ghs_never_in_the_sandbox"
+	a.input("push", "none") // origin is a local path, which the token is never sent to
 	a.input("prompt", "Add a note, commit, then print "+signal)
 	a.input("branch-strategy", "branch")
 	a.input("branch", "agent/docker")

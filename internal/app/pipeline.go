@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
@@ -45,6 +46,10 @@ type plan struct {
 	gitEnv  []string
 	home    string // the user's HOME, where agent sessions are saved
 	console io.Writer
+	gh      *hub
+	red     *report.Redactor
+	// startBranch is the checkout's branch when the run started; "" when detached.
+	startBranch string
 }
 
 // execute runs one configuration and reports it.
@@ -60,6 +65,8 @@ func execute(ctx context.Context, sys System, raw inputs.Raw, workDir string) in
 	for _, s := range p.env.secrets {
 		rep.Mask(s)
 	}
+	rep.Mask(p.gh.token)
+	p.red = rep.Redactor()
 	return p.run(ctx, rep)
 }
 
@@ -78,6 +85,17 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	}
 	p := &plan{cfg: cfg, console: sys.Stdout, home: sys.Getenv("HOME")}
 	var errs []error
+	if p.gh, err = newHub(sys.Getenv, cfg); err != nil {
+		errs = append(errs, err)
+		p.gh = &hub{}
+	}
+	if cfg.GitHub.OpenPR {
+		// The keys known only at the end get stand-ins, so a misspelt one fails now.
+		vals := prKeys(p.gh.eventArgs())
+		if _, _, err := renderPR(cfg.GitHub, vals); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if p.agent, err = agent.Lookup(cfg.Agent); err != nil {
 		errs = append(errs, err)
 	}
@@ -92,7 +110,7 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	}
 	// Substitute with stand-in branch names now, so a missing {{KEY}} or output tag fails before
 	// a worktree exists; the real names are filled in once the workspace knows them.
-	if pr, _, err := buildPrompt(cfg, "SOURCE_BRANCH", "TARGET_BRANCH"); err != nil {
+	if pr, _, err := buildPrompt(cfg, "SOURCE_BRANCH", "TARGET_BRANCH", p.gh.eventArgs()); err != nil {
 		errs = append(errs, err)
 	} else {
 		if o := cfg.Output; o != nil && !strings.Contains(pr.Text(), "<"+o.Tag+">") {
@@ -202,18 +220,87 @@ func agentInfos() []inputs.AgentInfo {
 	return infos
 }
 
-func buildPrompt(cfg inputs.Config, source, target string) (*prompt.Prompt, []string, error) {
+// buildPrompt resolves the prompt. The event's arguments (ISSUE_TITLE, ...) are built-ins a
+// prompt-args key of the same name replaces, so a workflow that passes them itself keeps working.
+func buildPrompt(cfg inputs.Config, source, target string, eventArgs map[string]string) (*prompt.Prompt, []string, error) {
 	if cfg.PromptFile == "" {
 		return prompt.Inline(cfg.Prompt), nil, nil
 	}
-	return prompt.Template(cfg.Prompt, cfg.PromptArgs, map[string]string{"SOURCE_BRANCH": source, "TARGET_BRANCH": target})
+	builtins := map[string]string{"SOURCE_BRANCH": source, "TARGET_BRANCH": target}
+	for k, v := range eventArgs {
+		if _, given := cfg.PromptArgs[k]; !given {
+			builtins[k] = v
+		}
+	}
+	return prompt.Template(cfg.Prompt, cfg.PromptArgs, builtins)
 }
 
 // run prepares the workspace and sandbox, loops the agent, then reports. Whatever happens, the
 // sandbox is stopped, the worktree is kept when it holds uncommitted work, and the commits made
 // so far are reported.
 func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
+	end := rep.Group("Trigger")
+	d, err := p.gh.guard(ctx)
+	end()
+	if err != nil {
+		rep.Error(fmt.Sprintf("checking who may start the run: %v", err))
+		return exitFailed
+	}
+	if !d.Run {
+		return p.refuse(ctx, rep, d)
+	}
+	if err := p.gh.startLabels(ctx); err != nil {
+		rep.Warning(fmt.Sprintf("labels: %v", err))
+	}
+	prog := startProgress(ctx, p.gh, p.red, rep.Warning)
+
+	code, final := p.work(ctx, rep, prog)
+
+	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	prog.finish(cleanup, final)
+	if err := p.gh.finishLabels(cleanup, code == exitOK); err != nil {
+		rep.Warning(fmt.Sprintf("labels: %v", err))
+	}
+	return code
+}
+
+// refuse ends a run the event may not start: a green job that says why.
+func (p *plan) refuse(ctx context.Context, rep *report.Reporter, d event.Decision) int {
+	status := statusRefused
+	if d.Skip {
+		status = statusSkipped
+	}
+	rep.Info(fmt.Sprintf("Not running (%s): %s", status, d.Reason))
+	o := report.Outputs{Status: status, RefusalReason: d.Reason}
+	// A refusal is answered where it was asked, but never to a bot (two bots could answer
+	// each other forever) and never for an event that did not address the action at all.
+	if !d.Skip && p.gh.event.ActorType != "Bot" && p.gh.comments() {
+		body := p.red.Redact(report.CommentBody(report.Comment{Phase: report.PhaseRefused, Reason: d.Reason, RunURL: p.gh.runURL}))
+		c, _, err := p.gh.api.UpsertComment(ctx, p.gh.owner, p.gh.repo, p.gh.issue, p.gh.marker, body)
+		if err != nil {
+			rep.Warning(fmt.Sprintf("progress comment: %v", err))
+		}
+		o.CommentURL = c.URL
+	}
+	if err := rep.SetOutputs(o); err != nil {
+		rep.Error(err.Error())
+		return exitFailed
+	}
+	if err := rep.Summary(report.Summary(report.Run{Status: status, RefusalReason: d.Reason})); err != nil {
+		rep.Warning(err.Error())
+	}
+	return exitOK
+}
+
+// work runs the agent and publishes its commits; it returns the exit code and the progress
+// comment's final state.
+func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (int, report.Comment) {
 	cfg := p.cfg
+	failed := func(err error) (int, report.Comment) {
+		rep.Error(err.Error())
+		return exitFailed, report.Comment{Phase: report.PhaseFailed, Status: statusFailed, Reason: err.Error()}
+	}
 	ws, err := workspace.Prepare(ctx, p.gitEnv, workspace.Options{
 		RepoDir:        cfg.WorkingDirectory,
 		Strategy:       workspace.Strategy(cfg.BranchStrategy),
@@ -221,20 +308,19 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 		Name:           cfg.Name,
 		CopyToWorktree: cfg.CopyToWorktree,
 		GitConfig:      p.gitConfig(),
+		FetchConfig:    p.gh.fetchConfig,
 		Log:            slog.New(slogHandler{rep}),
 	})
 	if err != nil {
-		rep.Error(err.Error())
-		return exitFailed
+		return failed(err)
 	}
 	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
 
 	top, err := git.New(cfg.WorkingDirectory, p.gitEnv).WithConfig(p.gitConfig()...).TopLevel(ctx)
 	if err != nil {
-		rep.Error(err.Error())
 		ws.Finish(cleanup, false)
-		return exitFailed
+		return failed(err)
 	}
 	// The worktree we just made must be the workspace owner's, whom the agent runs as.
 	if err := handBack(top); err != nil {
@@ -242,9 +328,8 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 	}
 	logPath, logFile, err := openLog(cfg, ws, top)
 	if err != nil {
-		rep.Error(err.Error())
 		ws.Finish(cleanup, false)
-		return exitFailed
+		return failed(err)
 	}
 	if logFile != nil {
 		defer logFile.Close()
@@ -255,7 +340,9 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 		fmt.Fprintf(p.console, "Started on branch %s; log: %s\n", orDetached(ws.Source), logPath)
 	}
 
-	base, res, runErr := p.loop(ctx, ws, top, log)
+	p.startBranch = ws.Target
+	lease := p.lease(ctx, ws.Source)
+	base, res, runErr := p.loop(ctx, ws, top, log, prog.update)
 	out, finishErr := ws.Finish(cleanup, runErr == nil)
 	if runErr == nil && finishErr != nil {
 		runErr = finishErr
@@ -268,8 +355,31 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 	}
 	status := statusOf(ctx, res, runErr)
 	outputs := p.outputs(ws, out, base, res, status, logPath)
+	if prog != nil {
+		outputs.CommentURL = prog.url
+	}
+	if res.Output != nil {
+		var skipped []string
+		outputs.Fields, skipped = report.FieldOutputs(res.Output.JSON, inputs.OutputNames)
+		for _, name := range skipped {
+			log.Status("No output for the structured output's field %q: the name is not usable as an output name or is taken", name)
+		}
+	}
+	// Publishing outlives a cancelled run: pushing is how the commits survive the runner.
+	end := rep.Group("Publish")
+	pubErr := p.publish(cleanup, &outputs, res, lease, runErr == nil, log)
+	end()
+	switch {
+	case pubErr != nil && runErr == nil:
+		runErr = pubErr
+		if outputs.Status != statusBranchMoved {
+			outputs.Status = statusFailed
+		}
+	case pubErr != nil:
+		log.Warning("%v", pubErr)
+	}
 	if runErr != nil {
-		log.Status("Run %s: %v", status, runErr)
+		log.Status("Run %s: %v", outputs.Status, runErr)
 		rep.Error(runErr.Error())
 		if out.PreservedPath != "" {
 			rep.Warning(fmt.Sprintf("the worktree has uncommitted changes and was kept at %s", out.PreservedPath))
@@ -280,9 +390,18 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 	} else {
 		log.Status("Run %s after %d iteration(s)", status, len(res.Iterations))
 	}
+	final := report.Comment{
+		Phase: report.PhaseDone, Status: outputs.Status,
+		Iteration: len(res.Iterations), MaxIterations: cfg.MaxIterations, Commits: len(outputs.Commits),
+		Branch: outputs.Branch, Pushed: outputs.Pushed, Recovery: outputs.RecoveryBranch, KeptBranch: out.KeptBranch,
+		PRNumber: outputs.PRNumber, PRURL: outputs.PRURL,
+	}
+	if runErr != nil {
+		final.Phase, final.Reason = report.PhaseFailed, runErr.Error()
+	}
 	if err := rep.SetOutputs(outputs); err != nil {
 		rep.Error(err.Error())
-		return exitFailed
+		return exitFailed, final
 	}
 	if err := rep.Summary(report.Summary(summaryOf(cfg, outputs, res))); err != nil {
 		rep.Warning(err.Error())
@@ -291,15 +410,15 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 		rep.Warning(fmt.Sprintf("writing the log file: %v", err))
 	}
 	if runErr != nil {
-		return exitFailed
+		return exitFailed, final
 	}
-	return exitOK
+	return exitOK, final
 }
 
 // loop runs the hooks, starts the sandbox and runs the agent in it.
-func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, log *report.Log) (base string, res run.Result, err error) {
+func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, log *report.Log, progress func(run.Progress)) (base string, res run.Result, err error) {
 	cfg := p.cfg
-	pr, warnings, err := buildPrompt(cfg, ws.Source, ws.Target)
+	pr, warnings, err := buildPrompt(cfg, ws.Source, ws.Target, p.gh.eventArgs())
 	if err != nil {
 		return "", res, err
 	}
@@ -362,6 +481,7 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, lo
 		Output:            p.output,
 		OutputRetries:     outputRetries(cfg),
 		Verbose:           cfg.Verbose,
+		Progress:          progress,
 	}, sb, repo, log)
 	return base, res, err
 }
@@ -408,11 +528,9 @@ func (p *plan) agentVars(ctx context.Context, ws *workspace.Workspace) (map[stri
 		vars[k] = v
 	}
 	// The same trust for the agent's git, through the environment only.
-	for i, kv := range p.gitConfig() {
+	for _, kv := range configEnv(p.gitConfig()) {
 		k, v, _ := strings.Cut(kv, "=")
-		vars[fmt.Sprintf("GIT_CONFIG_KEY_%d", i)] = k
-		vars[fmt.Sprintf("GIT_CONFIG_VALUE_%d", i)] = v
-		vars["GIT_CONFIG_COUNT"] = fmt.Sprint(i + 1)
+		vars[k] = v
 	}
 	g := git.New(ws.Dir, p.gitEnv).WithConfig(p.gitConfig()...)
 	for _, id := range []struct{ key, env, fallback string }{
@@ -439,6 +557,16 @@ func (p *plan) agentVars(ctx context.Context, ws *workspace.Workspace) (map[stri
 // trust it.
 func (p *plan) gitConfig() []string {
 	return []string{"safe.directory=*"}
+}
+
+// configEnv passes git configuration key=value pairs as GIT_CONFIG_* variables.
+func configEnv(config []string) []string {
+	env := []string{fmt.Sprintf("GIT_CONFIG_COUNT=%d", len(config))}
+	for i, kv := range config {
+		k, v, _ := strings.Cut(kv, "=")
+		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", i, k), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", i, v))
+	}
+	return env
 }
 
 // repoView adapts the workspace to what the loop needs.

@@ -32,6 +32,17 @@ func newCredentials(serverURL, token string) (credentials, error) {
 	return c, nil
 }
 
+// FetchConfig is the git configuration that authenticates a fetch from the server at serverURL
+// with token, as key=value pairs for one command's environment: the header is sent to URLs
+// under the server only, and hooks and credential helpers are off. No token, no header.
+func FetchConfig(serverURL, token string) ([]string, error) {
+	c, err := newCredentials(serverURL, token)
+	if err != nil {
+		return nil, err
+	}
+	return c.config(), nil
+}
+
 // config returns the key=value pairs for this push's git commands, which package git hands over
 // through GIT_CONFIG_COUNT, numbered after any the environment already has.
 func (c credentials) config() []string {

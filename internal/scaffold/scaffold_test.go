@@ -307,7 +307,8 @@ func TestWorkflowFitsPrompt(t *testing.T) {
 	if got, want := wf.On.Issues.Types, []string{"labeled"}; !slices.Equal(got, want) {
 		t.Errorf("on.issues.types = %q, want %q", got, want)
 	}
-	if got, want := wf.Permissions, map[string]string{"contents": "write"}; !maps.Equal(got, want) {
+	// Push the branch, comment and move labels on the issue, open the pull request.
+	if got, want := wf.Permissions, map[string]string{"contents": "write", "issues": "write", "pull-requests": "write"}; !maps.Equal(got, want) {
 		t.Errorf("permissions = %v, want %v", got, want)
 	}
 	job, ok := wf.Jobs["agent"]
@@ -330,17 +331,15 @@ func TestWorkflowFitsPrompt(t *testing.T) {
 		t.Errorf("env ANTHROPIC_API_KEY = %q, want %q", got, want)
 	}
 
-	var args map[string]string
-	if err := yaml.Unmarshal([]byte(run.With["prompt-args"]), &args); err != nil {
-		t.Fatalf("prompt-args is not a YAML map: %v", err)
+	// The prompt needs only the built-ins an issues event provides.
+	if _, ok := run.With["prompt-args"]; ok {
+		t.Errorf("the workflow passes prompt-args %q; the event's built-ins cover the issue", run.With["prompt-args"])
 	}
-	builtins := map[string]string{"SOURCE_BRANCH": "main", "TARGET_BRANCH": "main"}
-	p, warnings, err := prompt.Template(tree[".sandcastle/prompt.md"], args, builtins)
+	builtins := map[string]string{"SOURCE_BRANCH": "main", "TARGET_BRANCH": "main",
+		"ISSUE_NUMBER": "1", "ISSUE_TITLE": "t", "ISSUE_BODY": "b", "ACTOR": "a", "REPOSITORY": "o/r"}
+	p, _, err := prompt.Template(tree[".sandcastle/prompt.md"], nil, builtins)
 	if err != nil {
-		t.Fatalf("prompt with the workflow's prompt-args: %v", err)
-	}
-	if len(warnings) > 0 {
-		t.Errorf("prompt-args the prompt does not use: %q", warnings)
+		t.Fatalf("prompt with the issues event's built-ins: %v", err)
 	}
 	if got, want := p.Commands(), []string{"git log --oneline -10"}; !slices.Equal(got, want) {
 		t.Errorf("prompt commands = %q, want %q", got, want)

@@ -37,8 +37,11 @@ type Options struct {
 	// GitConfig holds key=value pairs for every git command, e.g. safe.directory when the
 	// repository belongs to another user, as in a container Action.
 	GitConfig []string
-	Log       *slog.Logger     // nil: discard
-	Now       func() time.Time // nil: time.Now
+	// FetchConfig holds key=value pairs for fetching the branch from origin only: the
+	// credentials, which no other command needs.
+	FetchConfig []string
+	Log         *slog.Logger     // nil: discard
+	Now         func() time.Time // nil: time.Now
 }
 
 // Workspace is a prepared checkout. Finish must be called once the agent is done.
@@ -49,10 +52,12 @@ type Workspace struct {
 	Strategy Strategy
 	Worktree bool // Dir is a worktree created or reused for this run
 
-	host  git.Repo // git in the host repository's top level
-	wt    git.Repo // git in Dir
-	log   *slog.Logger
-	start string // merge-to-head: the commit the temporary branch started from
+	host git.Repo // git in the host repository's top level
+	wt   git.Repo // git in Dir
+	log  *slog.Logger
+
+	fetchConfig []string
+	start       string // merge-to-head: the commit the temporary branch started from
 
 	createdWorktree bool
 	createdBranch   bool
@@ -113,7 +118,7 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 	if err != nil {
 		return nil, fmt.Errorf("workspace: read current branch of %s: %w", top, err)
 	}
-	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, log: log}
+	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, fetchConfig: o.FetchConfig, log: log}
 	if err := excludeManaged(gctx, host); err != nil {
 		log.Warn("could not hide .sandcastle directories from git status", "err", err)
 	}

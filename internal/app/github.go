@@ -1,0 +1,210 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/githubapi"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/push"
+)
+
+// hub is the GitHub side of a run: the event that started it, the API, and where the run
+// reports. Every method is safe when the run has no event or no token; it then does nothing.
+type hub struct {
+	cfg     inputs.GitHubConfig
+	token   string
+	actions bool         // running as a GitHub Action
+	event   *event.Event // nil outside Actions
+	api     *githubapi.Client
+	owner   string
+	repo    string
+	server  string // GITHUB_SERVER_URL
+	runURL  string // the workflow run's page; "" when unknown
+	runID   string // GITHUB_RUN_ID and attempt, for recovery branch names
+	marker  string // finds the progress comment again
+	// fetchConfig authenticates the workspace's fetch of the agent's branch from origin.
+	fetchConfig []string
+	issue       int // the issue or pull request the run reports on; 0 = none
+}
+
+// newHub reads the event and opens the API client. Nothing is sent to GitHub yet.
+func newHub(getenv func(string) string, cfg inputs.Config) (*hub, error) {
+	h := &hub{
+		cfg:     cfg.GitHub,
+		token:   cfg.GitHub.Token,
+		actions: getenv("GITHUB_ACTIONS") == "true",
+		server:  strings.TrimRight(orDefault(getenv("GITHUB_SERVER_URL"), "https://github.com"), "/"),
+	}
+	if h.token == "" {
+		h.token = getenv("GITHUB_TOKEN")
+	}
+	if path := getenv("GITHUB_EVENT_PATH"); h.actions && path != "" {
+		e, err := event.Load(getenv("GITHUB_EVENT_NAME"), path)
+		if err != nil {
+			return nil, fmt.Errorf("the event that started the workflow (GITHUB_EVENT_PATH): %w", err)
+		}
+		h.event = e
+		switch {
+		case e.Issue != nil:
+			h.issue = e.Issue.Number
+		case e.PR != nil:
+			h.issue = e.PR.Number
+		}
+	}
+	repository := getenv("GITHUB_REPOSITORY")
+	if h.event != nil && h.event.Repository != "" {
+		repository = h.event.Repository
+	}
+	h.owner, h.repo, _ = strings.Cut(repository, "/")
+	if id := getenv("GITHUB_RUN_ID"); id != "" && repository != "" {
+		h.runURL = h.server + "/" + repository + "/actions/runs/" + id
+		h.runID = id + "-" + orDefault(getenv("GITHUB_RUN_ATTEMPT"), "1")
+	}
+	h.marker = markerOf(getenv("GITHUB_WORKFLOW"), getenv("GITHUB_JOB"), cfg.Name)
+
+	if err := h.needs(cfg); err != nil {
+		return nil, err
+	}
+	if h.token != "" {
+		var err error
+		if h.fetchConfig, err = push.FetchConfig(h.server, h.token); err != nil {
+			return nil, fmt.Errorf("GITHUB_SERVER_URL: %w", err)
+		}
+	}
+	if h.token != "" && h.repo != "" {
+		api, err := githubapi.New(githubapi.Options{Token: h.token, APIURL: getenv("GITHUB_API_URL")})
+		if err != nil {
+			return nil, fmt.Errorf("input %q: %w", inputs.InputGitHubToken, err)
+		}
+		h.api = api
+	}
+	return h, nil
+}
+
+// needs checks that what the inputs ask of GitHub can be done: a token and a repository.
+func (h *hub) needs(cfg inputs.Config) error {
+	var why string
+	switch {
+	case cfg.GitHub.OpenPR:
+		why = "open-pr is true"
+	case h.event != nil && h.issue != 0 && (cfg.GitHub.ProgressComment || cfg.GitHub.InProgressLabel != "" || cfg.GitHub.BlockedLabel != ""):
+		why = "the run reports on #" + fmt.Sprint(h.issue)
+	case h.event != nil && (h.event.Comment != nil || h.event.Label != ""):
+		why = "the trigger's author must be checked"
+	default:
+		return nil
+	}
+	if h.token == "" {
+		return fmt.Errorf("input %q: no token, but %s; pass a token (the default is the job's ${{ github.token }}; on the command line set GITHUB_TOKEN)", inputs.InputGitHubToken, why)
+	}
+	if h.repo == "" {
+		return fmt.Errorf("GITHUB_REPOSITORY is not set, but %s; set it to owner/name", why)
+	}
+	return nil
+}
+
+// markerOf names the progress comment of one workflow job, so re-runs edit their own comment
+// and other workflows keep theirs. Markers live in an HTML comment: "--", "<" and ">" go.
+func markerOf(workflow, job, name string) string {
+	parts := []string{"sandcastle"}
+	for _, p := range []string{workflow, job, name} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	m := strings.Join(parts, ":")
+	m = strings.NewReplacer("\r", " ", "\n", " ", "<", "", ">", "").Replace(m)
+	for strings.Contains(m, "--") {
+		m = strings.ReplaceAll(m, "--", "-")
+	}
+	return m
+}
+
+// eventArgs are the event's built-in prompt arguments; nil outside Actions.
+func (h *hub) eventArgs() map[string]string {
+	if h.event == nil {
+		return nil
+	}
+	args := h.event.PromptArgs()
+	if _, ok := args["REPOSITORY"]; !ok && h.owner != "" {
+		args["REPOSITORY"] = h.owner + "/" + h.repo
+	}
+	return args
+}
+
+// guard decides whether the event may start a run.
+func (h *hub) guard(ctx context.Context) (event.Decision, error) {
+	if h.event == nil {
+		return event.Decision{Run: true}, nil
+	}
+	return event.Decide(ctx, h.event, event.Policy{
+		TriggerPhrases:   h.cfg.TriggerPhrases,
+		TriggerLabel:     h.cfg.TriggerLabel,
+		AllowedUsers:     h.cfg.AllowedUsers,
+		AllowedBots:      h.cfg.AllowedBots,
+		AllowBots:        h.cfg.AllowBots,
+		RefuseIfLinkedPR: h.cfg.RefuseIfOpenPR,
+	}, permissions{h})
+}
+
+// permissions answers event.Decide's questions through the API.
+type permissions struct{ h *hub }
+
+func (p permissions) Permission(ctx context.Context, user string) (string, error) {
+	if p.h.api == nil {
+		return "", errors.New("no github-token to look up permissions with")
+	}
+	return p.h.api.Permission(ctx, p.h.owner, p.h.repo, user)
+}
+
+func (p permissions) OpenLinkedPRs(ctx context.Context, issue int) ([]event.LinkedPR, error) {
+	if p.h.api == nil {
+		return nil, errors.New("no github-token to look up pull requests with")
+	}
+	prs, err := p.h.api.OpenLinkedPRs(ctx, p.h.owner, p.h.repo, issue)
+	out := make([]event.LinkedPR, len(prs))
+	for i, pr := range prs {
+		out[i] = event.LinkedPR{Number: pr.Number, URL: pr.URL, Author: pr.Author, AuthorAssociation: pr.AuthorAssociation}
+	}
+	return out, err
+}
+
+// startLabels marks the issue the run works on as in progress.
+func (h *hub) startLabels(ctx context.Context) error {
+	add, remove := h.stateLabels().Start()
+	return h.labels(ctx, add, remove)
+}
+
+// finishLabels marks the end of the run, and a failure as blocked.
+func (h *hub) finishLabels(ctx context.Context, ok bool) error {
+	add, remove := h.stateLabels().Finish(ok)
+	return h.labels(ctx, add, remove)
+}
+
+// labels moves the state-machine labels of the issue the run works on.
+func (h *hub) labels(ctx context.Context, add, remove []string) error {
+	if h.api == nil || h.issue == 0 {
+		return nil
+	}
+	var errs []error
+	for _, l := range remove {
+		errs = append(errs, h.api.RemoveLabel(ctx, h.owner, h.repo, h.issue, l))
+	}
+	if len(add) > 0 {
+		errs = append(errs, h.api.AddLabels(ctx, h.owner, h.repo, h.issue, add...))
+	}
+	return errors.Join(errs...)
+}
+
+func (h *hub) stateLabels() event.Labels {
+	return event.Labels{Trigger: h.cfg.TriggerLabel, InProgress: h.cfg.InProgressLabel, Blocked: h.cfg.BlockedLabel}
+}
+
+// comments reports whether the run keeps a progress comment.
+func (h *hub) comments() bool {
+	return h.cfg.ProgressComment && h.api != nil && h.issue != 0
+}

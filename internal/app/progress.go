@@ -1,0 +1,109 @@
+package app
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/sandcastle-action/sandcastle/internal/report"
+	"github.com/sandcastle-action/sandcastle/internal/run"
+)
+
+// progressInterval is the least time between two edits of the progress comment while the
+// agent works, so a chatty agent costs a few API calls a minute, not one per tool call.
+const progressInterval = 15 * time.Second
+
+// progress keeps the comment on the triggering issue or pull request up to date. The loop
+// reports through update, which never blocks; one goroutine edits the comment with the latest
+// state at most every progressInterval.
+type progress struct {
+	h    *hub
+	red  *report.Redactor
+	warn func(string)
+	id   int64 // the comment; 0 when none could be made
+	url  string
+
+	mu      sync.Mutex
+	state   report.Comment
+	changed bool
+	wake    chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// startProgress posts the comment (or finds it from an earlier run of the same job) and starts
+// editing it as the run goes. It returns nil when the run keeps no comment.
+func startProgress(ctx context.Context, h *hub, red *report.Redactor, warn func(string)) *progress {
+	if !h.comments() {
+		return nil
+	}
+	p := &progress{h: h, red: red, warn: warn, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	p.state = report.Comment{Phase: report.PhaseWorking, RunURL: h.runURL}
+	c, _, err := h.api.UpsertComment(ctx, h.owner, h.repo, h.issue, h.marker, p.body(p.state))
+	if err != nil {
+		warn("progress comment: " + err.Error())
+		return nil
+	}
+	p.id, p.url = c.ID, c.URL
+	go p.loop(context.WithoutCancel(ctx))
+	return p
+}
+
+func (p *progress) body(c report.Comment) string { return p.red.Redact(report.CommentBody(c)) }
+
+// update records where the run stands; a tool call without one keeps the last one shown.
+func (p *progress) update(r run.Progress) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.state.Iteration, p.state.MaxIterations, p.state.Commits = r.Iteration, r.MaxIterations, r.Commits
+	if r.LastTool != "" {
+		p.state.LastTool = r.LastTool
+	}
+	p.changed = true
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (p *progress) loop(ctx context.Context) {
+	defer close(p.done)
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-p.wake:
+		}
+		p.mu.Lock()
+		state, changed := p.state, p.changed
+		p.changed = false
+		p.mu.Unlock()
+		if changed {
+			if _, err := p.h.api.EditComment(ctx, p.h.owner, p.h.repo, p.id, p.h.marker, p.body(state)); err != nil {
+				p.warn("progress comment: " + err.Error())
+			}
+		}
+		select {
+		case <-p.stop:
+			return
+		case <-time.After(progressInterval):
+		}
+	}
+}
+
+// finish stops the updates and writes the final state; it returns the comment's URL.
+func (p *progress) finish(ctx context.Context, final report.Comment) string {
+	if p == nil {
+		return ""
+	}
+	close(p.stop)
+	<-p.done
+	final.RunURL = p.h.runURL
+	if _, err := p.h.api.EditComment(ctx, p.h.owner, p.h.repo, p.id, p.h.marker, p.body(final)); err != nil {
+		p.warn("progress comment: " + err.Error())
+	}
+	return p.url
+}

@@ -1,0 +1,275 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/githubapi"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/prompt"
+	"github.com/sandcastle-action/sandcastle/internal/push"
+	"github.com/sandcastle-action/sandcastle/internal/report"
+	"github.com/sandcastle-action/sandcastle/internal/run"
+)
+
+// statusBranchMoved is the status when the remote branch moved while the run worked: the
+// commits went to a recovery branch instead.
+const statusBranchMoved = "branch-moved"
+
+// Statuses of a run that did not start.
+const (
+	statusRefused = "refused" // the event asked for a run its author may not start
+	statusSkipped = "skipped" // the event was not addressed to the action
+)
+
+// maxPRTitle is GitHub's limit on a pull request title, in characters.
+const maxPRTitle = 256
+
+// pushDecision says whether the branch holding the commits is pushed, and how; "" = not.
+func (p *plan) pushDecision(o report.Outputs) (mode, why string) {
+	g := p.cfg.GitHub
+	switch {
+	case g.Push == inputs.PushNone:
+		return "", "push is none"
+	case len(o.Commits) == 0:
+		return "", "the run made no commits"
+	case o.Branch == "":
+		return "", "the commits are on a detached HEAD; check out a branch or use branch-strategy branch"
+	case p.cfg.BranchStrategy == inputs.StrategyMergeToHead:
+		return "", "merge-to-head merged the commits into " + o.Branch + " on the runner; push it in a later step, or use branch-strategy branch"
+	case g.Push == inputs.PushAuto && !p.gh.actions:
+		return "", "push auto pushes only in GitHub Actions; use push force or lease"
+	case g.Push == inputs.PushAuto && p.cfg.BranchStrategy != inputs.StrategyBranch:
+		return "", "push auto pushes only branch-strategy branch; use push lease to push the checked-out branch"
+	case g.Push == inputs.PushAuto:
+		return push.Auto, ""
+	case g.Push == inputs.PushForce:
+		return push.Force, ""
+	default:
+		return push.Lease, ""
+	}
+}
+
+// lease is where the remote branch was when the run started: the remote-tracking branch the
+// checkout fetched, else the pull request head the event names; "" = it did not exist.
+func (p *plan) lease(ctx context.Context, branch string) string {
+	if branch == "" {
+		return ""
+	}
+	g := git.New(p.cfg.WorkingDirectory, p.gitEnv).WithConfig(p.gitConfig()...)
+	if sha, err := g.Run(ctx, "rev-parse", "--verify", "--quiet", "refs/remotes/origin/"+branch); err == nil {
+		return strings.TrimSpace(sha)
+	}
+	if e := p.gh.event; e != nil && e.PR != nil && e.PR.HeadRef == branch && !e.PR.Fork {
+		return e.PR.HeadSHA
+	}
+	return ""
+}
+
+// publish pushes the branch and opens or updates the pull request, filling their outputs.
+// The error is what the user must act on; a moved branch sets the status branch-moved.
+func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, lease string, ok bool, log interface{ Status(string, ...any) }) error {
+	mode, why := p.pushDecision(*o)
+	if mode == "" {
+		if len(o.Commits) > 0 {
+			log.Status("Not pushing %s: %s", orDetached(o.Branch), why)
+		}
+		return nil
+	}
+	r, err := push.Push(ctx, push.Options{
+		Dir:            p.cfg.WorkingDirectory,
+		Env:            append(slices.Clip(p.gitEnv), configEnv(p.gitConfig())...),
+		Branch:         o.Branch,
+		Mode:           mode,
+		Lease:          lease,
+		Token:          p.gh.token,
+		ServerURL:      p.gh.server,
+		RecoveryBranch: p.recoveryBranch(o.Branch),
+	})
+	o.Pushed, o.RecoveryBranch = r.Pushed, r.Recovery
+	var moved *push.BranchMovedError
+	switch {
+	case errors.As(err, &moved):
+		o.Status = statusBranchMoved
+		return err
+	case err != nil:
+		return err
+	case r.Skipped != "":
+		log.Status("Not pushed: %s", r.Skipped)
+	default:
+		log.Status("Pushed %s (%s)", r.Branch, shortSHA(r.SHA))
+	}
+	if !p.cfg.GitHub.OpenPR || !ok {
+		return nil
+	}
+	pr, created, err := p.upsertPR(ctx, *o, res)
+	if err != nil {
+		return err
+	}
+	o.PRNumber, o.PRURL = pr.Number, pr.URL
+	verb := "Updated"
+	if created {
+		verb = "Opened"
+	}
+	log.Status("%s pull request #%d: %s", verb, pr.Number, pr.URL)
+	return nil
+}
+
+// recoveryBranch names the branch that takes the commits when branch moved on the remote.
+func (p *plan) recoveryBranch(branch string) string {
+	id := p.gh.runID
+	if id == "" {
+		id = time.Now().UTC().Format("20060102-150405")
+	}
+	return "sandcastle/recovery/" + branch + "-" + id
+}
+
+func (p *plan) upsertPR(ctx context.Context, o report.Outputs, res run.Result) (githubapi.PR, bool, error) {
+	base := p.prBase(o.Branch)
+	if base == "" {
+		return githubapi.PR{}, false, fmt.Errorf("input %q: the run started on a detached HEAD, so there is no branch to open the pull request against; set pr-base", inputs.InputPRBase)
+	}
+	vals := p.prValues(o, res, base)
+	title, body, err := renderPR(p.cfg.GitHub, vals)
+	if err != nil {
+		return githubapi.PR{}, false, err
+	}
+	red := p.red.Redact
+	return p.gh.api.UpsertPR(ctx, githubapi.PRSpec{
+		Owner: p.gh.owner, Repo: p.gh.repo,
+		Head:  o.Branch,
+		Base:  base,
+		Title: red(title), Body: red(body),
+		Draft:  p.cfg.GitHub.PRDraft,
+		Marker: "sandcastle:pr:" + o.Branch,
+	})
+}
+
+// prBase is the branch the pull request merges into: pr-base, else the branch the run started
+// from, else, for a run on a pull request's own branch, that pull request's base.
+func (p *plan) prBase(branch string) string {
+	if p.cfg.GitHub.PRBase != "" {
+		return p.cfg.GitHub.PRBase
+	}
+	if p.startBranch != "" && p.startBranch != branch {
+		return p.startBranch
+	}
+	if e := p.gh.event; e != nil && e.PR != nil {
+		return e.PR.BaseRef
+	}
+	return ""
+}
+
+// prValues are the keys pr-title and pr-body may use.
+func (p *plan) prValues(o report.Outputs, res run.Result, base string) map[string]string {
+	vals := p.gh.eventArgs()
+	if vals == nil {
+		vals = map[string]string{}
+	}
+	var commits strings.Builder
+	for _, c := range res.Commits {
+		fmt.Fprintf(&commits, "- %s %s\n", shortSHA(c.SHA), c.Subject)
+	}
+	vals["BRANCH"] = o.Branch
+	vals["BASE"] = base
+	vals["COMMITS"] = strings.TrimRight(commits.String(), "\n")
+	vals["COMMIT_COUNT"] = strconv.Itoa(len(res.Commits))
+	vals["SUMMARY"] = summaryText(res.Final, p.cfg.CompletionSignals)
+	vals["OUTPUT"] = o.Output
+	vals["STATUS"] = o.Status
+	if len(res.Commits) == 1 {
+		vals["COMMIT_SUBJECT"] = res.Commits[0].Subject
+	}
+	return vals
+}
+
+// prKeys are the keys of prValues, with stand-in values, to check templates before a run.
+func prKeys(eventArgs map[string]string) map[string]string {
+	vals := map[string]string{}
+	for k, v := range eventArgs {
+		vals[k] = v
+	}
+	for _, k := range []string{"BRANCH", "BASE", "COMMITS", "COMMIT_COUNT", "SUMMARY", "OUTPUT", "STATUS"} {
+		vals[k] = k
+	}
+	return vals
+}
+
+// summaryText is the agent's final message without its completion signal.
+func summaryText(final string, signals []string) string {
+	for _, s := range signals {
+		final = strings.ReplaceAll(final, s, "")
+	}
+	return strings.TrimSpace(final)
+}
+
+// renderPR fills the title and body templates, or the built-in ones.
+func renderPR(g inputs.GitHubConfig, vals map[string]string) (title, body string, err error) {
+	title, body = defaultPRTitle(vals), defaultPRBody(vals)
+	if g.PRTitle != "" {
+		if title, err = fill(inputs.InputPRTitle, g.PRTitle, vals); err != nil {
+			return "", "", err
+		}
+	}
+	if g.PRBody != "" {
+		if body, err = fill(inputs.InputPRBody, g.PRBody, vals); err != nil {
+			return "", "", err
+		}
+	}
+	title = strings.Join(strings.Fields(title), " ")
+	if utf8.RuneCountInString(title) > maxPRTitle {
+		title = string([]rune(title)[:maxPRTitle-1]) + "…"
+	}
+	if title == "" {
+		title = "Sandcastle: " + vals["BRANCH"]
+	}
+	return title, body, nil
+}
+
+// fill substitutes {{KEY}} in text. Commands are never run here: a !`cmd` block stays text.
+func fill(input, text string, vals map[string]string) (string, error) {
+	t, _, err := prompt.Template(text, nil, vals)
+	if err != nil {
+		return "", fmt.Errorf("input %q: %w", input, err)
+	}
+	return t.Text(), nil
+}
+
+func defaultPRTitle(vals map[string]string) string {
+	if n, ok := vals["ISSUE_NUMBER"]; ok && vals["PR_NUMBER"] == "" {
+		return "Fix #" + n + ": " + vals["ISSUE_TITLE"]
+	}
+	if s := vals["COMMIT_SUBJECT"]; s != "" {
+		return s
+	}
+	return "Sandcastle: " + vals["BRANCH"]
+}
+
+func defaultPRBody(vals map[string]string) string {
+	var b strings.Builder
+	if n, ok := vals["ISSUE_NUMBER"]; ok && vals["PR_NUMBER"] == "" {
+		fmt.Fprintf(&b, "Closes #%s\n\n", n)
+	}
+	if s := vals["SUMMARY"]; s != "" {
+		b.WriteString(s + "\n\n")
+	}
+	if c := vals["COMMITS"]; c != "" {
+		b.WriteString("### Commits\n\n" + c + "\n\n")
+	}
+	b.WriteString("_Opened by Sandcastle._")
+	return b.String()
+}
+
+func shortSHA(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}

@@ -1,0 +1,145 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/report"
+)
+
+func TestPushDecision(t *testing.T) {
+	commits := report.Outputs{Commits: []string{"c1"}, Branch: "work"}
+	tests := []struct {
+		name     string
+		push     inputs.PushMode
+		strategy inputs.BranchStrategy
+		actions  bool
+		o        report.Outputs
+		want     string
+	}{
+		{"auto_branch_in_actions", inputs.PushAuto, inputs.StrategyBranch, true, commits, "auto"},
+		{"auto_branch_on_the_cli", inputs.PushAuto, inputs.StrategyBranch, false, commits, ""},
+		{"auto_head", inputs.PushAuto, inputs.StrategyHead, true, commits, ""},
+		{"lease_head", inputs.PushLease, inputs.StrategyHead, true, commits, "lease"},
+		{"force_head_on_the_cli", inputs.PushForce, inputs.StrategyHead, false, commits, "force"},
+		{"none", inputs.PushNone, inputs.StrategyBranch, true, commits, ""},
+		{"no_commits", inputs.PushForce, inputs.StrategyBranch, true, report.Outputs{Branch: "work"}, ""},
+		{"detached", inputs.PushLease, inputs.StrategyHead, true, report.Outputs{Commits: []string{"c1"}}, ""},
+		{"merge_to_head", inputs.PushForce, inputs.StrategyMergeToHead, true, commits, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &plan{cfg: inputs.Config{BranchStrategy: tt.strategy, GitHub: inputs.GitHubConfig{Push: tt.push}}, gh: &hub{actions: tt.actions}}
+			mode, why := p.pushDecision(tt.o)
+			if mode != tt.want {
+				t.Errorf("mode = %q (%s), want %q", mode, why, tt.want)
+			}
+			if mode == "" && why == "" {
+				t.Error("no push and no reason")
+			}
+		})
+	}
+}
+
+func TestPRBase(t *testing.T) {
+	pr := &event.Event{PR: &event.PR{Number: 5, HeadRef: "feature", BaseRef: "main"}}
+	tests := []struct {
+		name        string
+		prBase      string
+		startBranch string
+		event       *event.Event
+		branch      string
+		want        string
+	}{
+		{"input_wins", "release", "main", pr, "feature", "release"},
+		{"branch_off_the_start", "", "main", nil, "sandcastle/issue-1", "main"},
+		{"stacked_on_a_pull_request_branch", "", "feature", pr, "sandcastle/fix", "feature"},
+		{"the_pull_request_branch_itself", "", "feature", pr, "feature", "main"},
+		{"detached_without_event", "", "", nil, "work", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &plan{cfg: inputs.Config{GitHub: inputs.GitHubConfig{PRBase: tt.prBase}}, gh: &hub{event: tt.event}, startBranch: tt.startBranch}
+			if got := p.prBase(tt.branch); got != tt.want {
+				t.Errorf("prBase(%q) = %q, want %q", tt.branch, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRenderPR(t *testing.T) {
+	issue := map[string]string{"ISSUE_NUMBER": "42", "ISSUE_TITLE": "Login fails", "BRANCH": "sandcastle/issue-42",
+		"COMMITS": "- abc1234 Fix login", "SUMMARY": "Fixed the redirect."}
+	tests := []struct {
+		name      string
+		g         inputs.GitHubConfig
+		vals      map[string]string
+		wantTitle string
+		wantBody  []string // substrings
+	}{
+		{"issue_defaults", inputs.GitHubConfig{}, issue, "Fix #42: Login fails", []string{"Closes #42", "Fixed the redirect.", "- abc1234 Fix login"}},
+		{"one_commit_no_issue", inputs.GitHubConfig{}, map[string]string{"COMMIT_SUBJECT": "Bump deps", "BRANCH": "b"}, "Bump deps", []string{"_Opened by Sandcastle._"}},
+		{"nothing_known", inputs.GitHubConfig{}, map[string]string{"BRANCH": "b"}, "Sandcastle: b", nil},
+		{"templates", inputs.GitHubConfig{PRTitle: "[bot] {{ISSUE_TITLE}}\n(#{{ISSUE_NUMBER}})", PRBody: "Work for #{{ISSUE_NUMBER}} !`rm -rf /`\n{{COMMITS}}"}, issue,
+			"[bot] Login fails (#42)", []string{"Work for #42 !`rm -rf /`", "- abc1234 Fix login"}},
+		{"long_title_cut", inputs.GitHubConfig{PRTitle: strings.Repeat("é", 300)}, issue, strings.Repeat("é", 255) + "…", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			title, body, err := renderPR(tt.g, tt.vals)
+			if err != nil {
+				t.Fatalf("renderPR: %v", err)
+			}
+			if title != tt.wantTitle {
+				t.Errorf("title = %q, want %q", title, tt.wantTitle)
+			}
+			for _, w := range tt.wantBody {
+				if !strings.Contains(body, w) {
+					t.Errorf("body = %q, want it to contain %q", body, w)
+				}
+			}
+		})
+	}
+}
+
+func TestRenderPRUnknownKeyNamesTheInput(t *testing.T) {
+	_, _, err := renderPR(inputs.GitHubConfig{PRTitle: "{{ISSUE_TITEL}}"}, prKeys(nil))
+	if err == nil || !strings.Contains(err.Error(), `input "pr-title"`) || !strings.Contains(err.Error(), "ISSUE_TITEL") {
+		t.Errorf("error = %v, want one naming pr-title and the unknown key", err)
+	}
+}
+
+func TestSummaryTextDropsTheSignal(t *testing.T) {
+	if got, want := summaryText("Done.\n<promise>COMPLETE</promise>\n", []string{"<promise>COMPLETE</promise>"}), "Done."; got != want {
+		t.Errorf("summaryText = %q, want %q", got, want)
+	}
+}
+
+func TestMarkerOf(t *testing.T) {
+	tests := []struct{ workflow, job, name, want string }{
+		{"Sandcastle", "implement", "", "sandcastle:Sandcastle:implement"},
+		{"a--b <x>", "job", "matrix-1", "sandcastle:a-b x:job:matrix-1"},
+		{"", "", "", "sandcastle"},
+	}
+	for _, tt := range tests {
+		if got := markerOf(tt.workflow, tt.job, tt.name); got != tt.want {
+			t.Errorf("markerOf(%q, %q, %q) = %q, want %q", tt.workflow, tt.job, tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestBuildPromptEventArgsYieldToPromptArgs(t *testing.T) {
+	cfg := inputs.Config{PromptFile: "/p.md", Prompt: "#{{ISSUE_NUMBER}} {{ISSUE_TITLE}} on {{SOURCE_BRANCH}}", PromptArgs: map[string]string{"ISSUE_TITLE": "given"}}
+	pr, warnings, err := buildPrompt(cfg, "work", "main", map[string]string{"ISSUE_NUMBER": "7", "ISSUE_TITLE": "from the event", "ISSUE_BODY": "unused"})
+	if err != nil {
+		t.Fatalf("buildPrompt: %v", err)
+	}
+	if got, want := pr.Text(), "#7 given on work"; got != want {
+		t.Errorf("prompt = %q, want %q", got, want)
+	}
+	if len(warnings) != 0 {
+		t.Errorf("warnings = %q, want none for unused event arguments", warnings)
+	}
+}
