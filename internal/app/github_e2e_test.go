@@ -71,6 +71,14 @@ func (g *github) event(t *testing.T, name string, payload map[string]any) {
 	g.a.env["GITHUB_EVENT_PATH"] = path
 }
 
+// maintainerLabels is the event of a maintainer labelling issue 42, which asks for a commit.
+func (g *github) maintainerLabels(t *testing.T) {
+	t.Helper()
+	g.api.SetPermission("maintainer", "write")
+	g.event(t, "issues", labeledIssue("maintainer", "sandcastle", "Work"))
+	g.a.input("prompt", "Work, commit, then print "+signal)
+}
+
 // remoteSHA is where branch is on the remote; "" when it does not exist.
 func (g *github) remoteSHA(t *testing.T, branch string) string {
 	t.Helper()
@@ -301,9 +309,7 @@ func TestLeaseRejectedPushesRecoveryBranch(t *testing.T) {
 	gitRun(t, a.env, a.dir, "reset", "-q", "--hard", "HEAD~1")
 	theirs := g.remoteSHA(t, "theirs")
 	a.input("hook-worktree-ready", "git --git-dir="+g.remote+" update-ref refs/heads/feature "+theirs)
-	g.api.SetPermission("maintainer", "write")
-	g.event(t, "issues", labeledIssue("maintainer", "sandcastle", "Work"))
-	a.input("prompt", "Work, commit, then print "+signal)
+	g.maintainerLabels(t)
 	a.input("push", "lease")
 
 	inv, out := a.runWant(1)
@@ -336,9 +342,7 @@ func TestWrongTokenFailsClearlyAndKeepsCommits(t *testing.T) {
 		testkit.Text("Done. "+signal),
 	)
 	g := withGitHub(t, a, "ghs_the_remote_wants_another_token")
-	g.api.SetPermission("maintainer", "write")
-	g.event(t, "issues", labeledIssue("maintainer", "sandcastle", "Work"))
-	a.input("prompt", "Work, commit, then print "+signal)
+	g.maintainerLabels(t)
 	a.input("branch-strategy", "branch")
 	a.input("branch", "sandcastle/issue-42")
 	a.input("blocked-label", "sandcastle:blocked")

@@ -72,3 +72,24 @@ func golden(t *testing.T, name, got string) {
 	t.Helper()
 	testkit.Golden(t, filepath.Join("testdata", name), []byte(got))
 }
+
+// checkOneProblem fails the test unless err is exactly one problem, with input, whose message
+// contains valid; it returns that problem.
+func checkOneProblem(t *testing.T, err error, input, valid string) *Problem {
+	t.Helper()
+	if err == nil {
+		t.Fatal("Load succeeded, want a problem")
+	}
+	problems := problemsOf(t, err)
+	if got, want := len(problems), 1; got != want {
+		t.Fatalf("got %d problems, want %d:\n%v", got, want, err)
+	}
+	p := problems[0]
+	if got, want := p.Input, input; got != want {
+		t.Errorf("Problem.Input = %q, want %q (%v)", got, want, p)
+	}
+	if !strings.Contains(p.Message, valid) {
+		t.Errorf("Problem.Message = %q, want it to contain %q", p.Message, valid)
+	}
+	return p
+}

@@ -467,17 +467,27 @@ func (g *GitHub) createComment(w http.ResponseWriter, r *http.Request, body []by
 	if !ok {
 		return
 	}
+	text, ok := commentBody(w, body)
+	if !ok {
+		return
+	}
+	respond(w, http.StatusCreated, g.commentJSON(g.addComment(n, text)))
+}
+
+// commentBody reads the body of a comment request, answering 422 as GitHub does when it is
+// missing or empty.
+func commentBody(w http.ResponseWriter, body []byte) (string, bool) {
 	var in struct {
 		Body string `json:"body"`
 	}
 	if !decode(w, body, &in) {
-		return
+		return "", false
 	}
 	if in.Body == "" {
 		writeValidation(w, map[string]string{"resource": "IssueComment", "field": "body", "code": "missing_field"})
-		return
+		return "", false
 	}
-	respond(w, http.StatusCreated, g.commentJSON(g.addComment(n, in.Body)))
+	return in.Body, true
 }
 
 func (g *GitHub) editComment(w http.ResponseWriter, r *http.Request, body []byte) {
@@ -487,18 +497,12 @@ func (g *GitHub) editComment(w http.ResponseWriter, r *http.Request, body []byte
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	var in struct {
-		Body string `json:"body"`
-	}
-	if !decode(w, body, &in) {
-		return
-	}
-	if in.Body == "" {
-		writeValidation(w, map[string]string{"resource": "IssueComment", "field": "body", "code": "missing_field"})
+	text, ok := commentBody(w, body)
+	if !ok {
 		return
 	}
 	c := &g.comments[i]
-	c.Body = in.Body
+	c.Body = text
 	c.Edits++
 	respond(w, http.StatusOK, g.commentJSON(*c))
 }
