@@ -69,9 +69,9 @@ func newHub(getenv func(string) string, cfg inputs.Config) (*hub, error) {
 	if err := h.needs(cfg); err != nil {
 		return nil, err
 	}
-	if h.token != "" {
+	if h.gitToken() != "" {
 		var err error
-		if h.fetchConfig, err = push.FetchConfig(h.server, h.token); err != nil {
+		if h.fetchConfig, err = push.FetchConfig(h.server, h.gitToken()); err != nil {
 			return nil, fmt.Errorf("GITHUB_SERVER_URL: %w", err)
 		}
 	}
@@ -83,6 +83,16 @@ func newHub(getenv func(string) string, cfg inputs.Config) (*hub, error) {
 		h.api = api
 	}
 	return h, nil
+}
+
+// gitToken is the token git authenticates with: in Actions only. On a workstation the user's
+// own git setup (SSH keys, a credential helper) reaches their remotes, and a GITHUB_TOKEN in
+// the environment is for the API.
+func (h *hub) gitToken() string {
+	if !h.actions {
+		return ""
+	}
+	return h.token
 }
 
 // needs checks that what the inputs ask of GitHub can be done: a token and a repository.

@@ -89,7 +89,7 @@ func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, l
 		Branch:         o.Branch,
 		Mode:           mode,
 		Lease:          lease,
-		Token:          p.gh.token,
+		Token:          p.gh.gitToken(),
 		ServerURL:      p.gh.server,
 		RecoveryBranch: p.recoveryBranch(o.Branch),
 	})
