@@ -191,6 +191,11 @@ func TestDockerIssueLabeledPushesAndOpensPR(t *testing.T) {
 	if got, want := g.api.Labels(42), []string{"bug"}; !slices.Equal(got, want) {
 		t.Errorf("labels = %q, want %q: trigger and blocked taken off, in-progress added and removed", got, want)
 	}
+	// The comment is looked for once; every later change edits it by id.
+	if got := g.api.Calls("GET", "/repos/{owner}/{repo}/issues/{number}/comments"); got != 1 {
+		t.Errorf("comments listed %d times in one run, want 1", got)
+	}
+	t.Logf("GitHub API calls in one run: %d", apiCalls(g.api))
 
 	// The prompt got the issue sanitized; the sandbox never saw the token.
 	prompt := a.model.Requests()[0].Transcript()
@@ -367,6 +372,23 @@ func TestWrongTokenFailsClearlyAndKeepsCommits(t *testing.T) {
 		t.Errorf("labels = %q, want %q", got, want)
 	}
 	checkNoToken(t, a, inv)
+}
+
+// apiCalls counts the requests the run made to the fake API.
+func apiCalls(api *testkit.GitHub) int {
+	n := 0
+	for _, route := range []string{
+		"GET /repos/{owner}/{repo}/collaborators/{user}/permission",
+		"GET /repos/{owner}/{repo}/pulls", "POST /repos/{owner}/{repo}/pulls", "PATCH /repos/{owner}/{repo}/pulls/{number}",
+		"GET /repos/{owner}/{repo}/issues/{number}/comments", "POST /repos/{owner}/{repo}/issues/{number}/comments",
+		"PATCH /repos/{owner}/{repo}/issues/comments/{id}",
+		"POST /repos/{owner}/{repo}/issues/{number}/labels", "DELETE /repos/{owner}/{repo}/issues/{number}/labels/{name}",
+		"GET /repos/{owner}/{repo}/issues/{number}/timeline",
+	} {
+		method, path, _ := strings.Cut(route, " ")
+		n += api.Calls(method, path)
+	}
+	return n
 }
 
 // gitOutput runs git on the bare repository gitDir and returns its trimmed output.
