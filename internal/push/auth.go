@@ -32,15 +32,11 @@ func newCredentials(serverURL, token string) (credentials, error) {
 	return c, nil
 }
 
-// FetchConfig is the git configuration that authenticates a fetch from the server at serverURL
-// with token, as key=value pairs for one command's environment: the header is sent to URLs
-// under the server only, and hooks and credential helpers are off. No token, no header.
-func FetchConfig(serverURL, token string) ([]string, error) {
-	c, err := newCredentials(serverURL, token)
-	if err != nil {
-		return nil, err
-	}
-	return c.config(), nil
+// OnServer reports whether git would reach rawURL on the server at serverURL, the only place
+// a token is ever sent.
+func OnServer(serverURL, rawURL string) bool {
+	c, err := newCredentials(serverURL, "")
+	return err == nil && c.serves(rawURL)
 }
 
 // config returns the key=value pairs for this push's git commands, which package git hands over

@@ -37,6 +37,11 @@ type Options struct {
 	// ServerURL is the GitHub server (GITHUB_SERVER_URL); "" means https://github.com. The
 	// token is sent to URLs under it only.
 	ServerURL string
+	// URL is the remote's URL, required with a token: the push then runs from a scratch
+	// repository, straight to URL, so nothing in the repository's .git/config takes part. Read
+	// it before the agent could change that config (GITHUB_SERVER_URL/GITHUB_REPOSITORY.git in
+	// Actions). Without a token the repository's Remote is used as the user configured it.
+	URL string
 	// RecoveryBranch receives the commits when the remote branch moved; it must not exist on
 	// the remote yet. "" means the commits stay on the local branch only.
 	RecoveryBranch string
@@ -109,13 +114,8 @@ func Push(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	p := pusher{
-		git:    git.New(o.Dir, creds.environ(o.Env)).WithConfig(creds.config()...),
-		remote: o.Remote,
-		creds:  creds,
-	}
-
-	res.SHA, err = p.resolve(ctx, o.Branch)
+	src := git.New(o.Dir, o.Env)
+	res.SHA, err = resolve(ctx, src, o.Branch)
 	if err != nil {
 		return res, err
 	}
@@ -123,10 +123,18 @@ func Push(ctx context.Context, o Options) (Result, error) {
 		res.Skipped = "no new commits: " + o.Branch + " is where the run started"
 		return res, nil
 	}
+	p := pusher{git: src.WithConfig(creds.config()...), remote: o.Remote, name: o.Remote, creds: creds}
 	if creds.token != "" {
-		if err := p.checkURLs(ctx); err != nil {
+		if !creds.serves(o.URL) {
+			return res, fmt.Errorf("push to %s refused: its URL %s is not on %s, the only server the token is for",
+				o.Remote, redactURL(o.URL), creds.server)
+		}
+		s, err := newScratch(ctx, src, creds.environ(o.Env), creds.config())
+		if err != nil {
 			return res, err
 		}
+		defer s.remove()
+		p.git, p.remote = s.git, o.URL
 	}
 
 	var flags []string
@@ -201,6 +209,9 @@ func (o Options) validate() error {
 	if strings.HasPrefix(o.Remote, "-") || strings.ContainsFunc(o.Remote, isSpaceOrControl) {
 		return fmt.Errorf("push: %q is not a remote name", o.Remote)
 	}
+	if o.Token != "" && o.URL == "" {
+		return errors.New("push: a token needs the remote's URL")
+	}
 	if o.Lease != "" && !isCommitID(o.Lease) {
 		return fmt.Errorf("push: lease %q is not a full commit id", o.Lease)
 	}
@@ -228,42 +239,20 @@ func short(sha string) string {
 // pusher runs the git commands of one Push.
 type pusher struct {
 	git    git.Repo
-	remote string
+	remote string // what git pushes to: the remote's name, or with a token its URL
+	name   string // the remote's name, for messages
 	creds  credentials
 }
 
-func (p pusher) resolve(ctx context.Context, branch string) (string, error) {
+// resolve reads the commit of the local branch.
+func resolve(ctx context.Context, src git.Repo, branch string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	sha, err := p.git.Resolve(ctx, "refs/heads/"+branch)
+	sha, err := src.Resolve(ctx, "refs/heads/"+branch)
 	if err != nil {
 		return "", fmt.Errorf("push: read local branch %s: %w", branch, err)
 	}
 	return sha, nil
-}
-
-// checkURLs refuses remotes outside the server. The agent could have rewritten the remote in
-// .git/config (an ssh URL with core.sshCommand, say, would run a program of its choosing with
-// the token in its environment), so the token only goes along when git would talk to the
-// server itself. Fetch URLs are checked too because remoteSHA reads through them.
-func (p pusher) checkURLs(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	for _, which := range [][]string{{"--all"}, {"--all", "--push"}} {
-		args := append(append([]string{"remote", "get-url"}, which...), "--end-of-options", p.remote)
-		out, err := p.git.Run(ctx, args...)
-		if err != nil {
-			return fmt.Errorf("push: read the URL of remote %s: %w", p.remote, p.creds.redactErr(err))
-		}
-		for u := range strings.Lines(out) {
-			u = strings.TrimSpace(u)
-			if !p.creds.serves(u) {
-				return fmt.Errorf("push to %s refused: its URL %s is not on %s, the only server the token is for",
-					p.remote, p.creds.redact(redactURL(u)), p.creds.server)
-			}
-		}
-	}
-	return nil
 }
 
 // refStatus is git push --porcelain's report on one ref.
@@ -303,14 +292,14 @@ func (p pusher) push(ctx context.Context, sha, dst string, flags ...string) (ref
 		return st, nil // a rejection exits 1 and is reported here
 	}
 	if err == nil {
-		return refStatus{}, fmt.Errorf("push %s to %s: git reported nothing about refs/heads/%s", dst, p.remote, dst)
+		return refStatus{}, fmt.Errorf("push %s to %s: git reported nothing about refs/heads/%s", dst, p.name, dst)
 	}
 	var ge *git.Error
 	if errors.As(err, &ge) && authFailed(ge.Stderr) {
 		return refStatus{}, fmt.Errorf("push to %s rejected: %w; check github-token has contents: write (git: %s)",
-			p.remote, ErrAuthentication, p.creds.redact(lastLine(ge.Stderr)))
+			p.name, ErrAuthentication, p.creds.redact(lastLine(ge.Stderr)))
 	}
-	return refStatus{}, fmt.Errorf("push %s to %s: %w", dst, p.remote, p.creds.redactErr(err))
+	return refStatus{}, fmt.Errorf("push %s to %s: %w", dst, p.name, p.creds.redactErr(err))
 }
 
 // recover pushes sha to a new branch; it never overwrites one that exists.
@@ -322,7 +311,7 @@ func (p pusher) recover(ctx context.Context, sha, branch string) error {
 	case st.ok() || st.upToDate():
 		return nil
 	}
-	return fmt.Errorf("push to %s %s: %s", p.remote, branch, st.summary)
+	return fmt.Errorf("push to %s %s: %s", p.name, branch, st.summary)
 }
 
 // remoteSHA returns where the remote branch is now, "" when unknown or gone.

@@ -3,9 +3,12 @@ package push_test
 import (
 	"encoding/base64"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
@@ -108,6 +111,7 @@ func (f *fixture) options(mode string) push.Options {
 		Mode:           mode,
 		Token:          token,
 		ServerURL:      f.srv.URL,
+		URL:            f.url,
 		RecoveryBranch: "sandcastle/recovery-1",
 	}
 }
@@ -501,28 +505,42 @@ func TestPush_runs_no_hooks(t *testing.T) {
 	}
 }
 
-// TestPush_refuses_remote_off_server: with a token, a remote that git would reach elsewhere
-// than the server (as an agent editing .git/config could arrange) gets nothing.
-func TestPush_refuses_remote_off_server(t *testing.T) {
+// TestPush_ignores_the_repository_config: the agent can write .git/config. Nothing it puts
+// there takes part in a push with the token: not a remote pointing elsewhere, not an ssh
+// command, not a proxy that would see the request (and with TLS off, the token).
+func TestPush_ignores_the_repository_config(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
-		config func(f *fixture, marker string) [][]string
+		config func(f *fixture, marker, proxy string) [][]string
 	}{
-		{"push_url_elsewhere", func(f *fixture, _ string) [][]string {
+		{"push_url_elsewhere", func(f *fixture, _, _ string) [][]string {
 			return [][]string{{"remote.origin.pushurl", f.remote}}
 		}},
-		{"push_instead_of", func(f *fixture, _ string) [][]string {
+		{"push_instead_of", func(f *fixture, _, _ string) [][]string {
 			return [][]string{{"url." + f.srv.Root + "/.pushInsteadOf", f.srv.URL + "/"}}
 		}},
-		{"ssh_with_command", func(f *fixture, marker string) [][]string {
+		{"ssh_with_command", func(f *fixture, marker, _ string) [][]string {
 			return [][]string{
 				{"remote.origin.url", "ssh://git@example.invalid/o/r.git"},
 				{"core.sshCommand", "env >> " + marker + "; false"},
 			}
 		}},
-		{"other_server", func(f *fixture, _ string) [][]string {
+		{"other_server", func(f *fixture, _, _ string) [][]string {
 			return [][]string{{"remote.origin.url", "https://example.invalid/o/r.git"}}
+		}},
+		{"proxy", func(f *fixture, _, proxy string) [][]string {
+			return [][]string{{"http.proxy", proxy}, {"http.sslVerify", "false"}}
+		}},
+		{"url_specific_proxy", func(f *fixture, _, proxy string) [][]string {
+			return [][]string{{"http." + f.url + ".proxy", proxy}}
+		}},
+		{"include", func(f *fixture, _, proxy string) [][]string {
+			inc := filepath.Join(f.t.TempDir(), "inc")
+			if err := os.WriteFile(inc, []byte("[http]\n\tproxy = "+proxy+"\n"), 0o644); err != nil {
+				f.t.Fatal(err)
+			}
+			return [][]string{{"include.path", inc}}
 		}},
 	}
 	for _, tt := range tests {
@@ -530,21 +548,72 @@ func TestPush_refuses_remote_off_server(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			marker := filepath.Join(t.TempDir(), "ran")
-			for _, kv := range tt.config(f, marker) {
+			var proxied atomic.Int32
+			proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				proxied.Add(1)
+				http.Error(w, "no", http.StatusForbidden)
+			}))
+			t.Cleanup(proxy.Close)
+			for _, kv := range tt.config(f, marker, proxy.URL) {
 				f.git(f.dir, "config", kv[0], kv[1])
 			}
-			_, err := push.Push(t.Context(), f.options(push.Force))
-			if err == nil || !strings.Contains(err.Error(), "push to origin refused: its URL") {
-				t.Fatalf("err = %v, want a refusal naming the URL", err)
+			if _, err := push.Push(t.Context(), f.options(push.Force)); err != nil {
+				t.Fatalf("Push: %v", err)
+			}
+			if got := f.remoteBranch("agent"); got != f.agent {
+				t.Errorf("remote agent = %q, want %s pushed to the server", got, f.agent)
 			}
 			if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
 				t.Error("the ssh command ran")
 			}
-			if got := f.remoteBranch("agent"); got != "" {
-				t.Errorf("remote agent = %s, want none", got)
+			if n := proxied.Load(); n != 0 {
+				t.Errorf("the proxy saw %d requests", n)
 			}
 			f.checkLocal()
 		})
+	}
+}
+
+// TestPush_refuses_url_off_server: the token goes to the server only.
+func TestPush_refuses_url_off_server(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	o := f.options(push.Force)
+	o.URL = "https://example.invalid/o/r.git"
+	_, err := push.Push(t.Context(), o)
+	if err == nil || !strings.Contains(err.Error(), "push to origin refused: its URL https://example.invalid/o/r.git is not on") {
+		t.Fatalf("err = %v, want a refusal naming the URL", err)
+	}
+	if got := f.remoteBranch("agent"); got != "" {
+		t.Errorf("remote agent = %s, want none", got)
+	}
+}
+
+// TestFetch_updates_the_remote_tracking_branch through the scratch repository, with the
+// token, leaving .git/config as it was.
+func TestFetch_updates_the_remote_tracking_branch(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	theirs := f.setRemoteBranch("feature", f.main)
+	o := f.options(push.Auto)
+	o.Branch = "feature"
+	if err := push.Fetch(t.Context(), o); err != nil {
+		t.Fatalf("Fetch: %v", err)
+	}
+	if got := f.git(f.dir, "rev-parse", "refs/remotes/origin/feature"); got != theirs {
+		t.Errorf("origin/feature = %q, want %s", got, theirs)
+	}
+	if got := f.git(f.dir, "cat-file", "-t", theirs); got != "commit" {
+		t.Errorf("the fetched commit is not in the repository: %q", got)
+	}
+
+	o.Branch = "missing"
+	if err := push.Fetch(t.Context(), o); err == nil {
+		t.Error("Fetch of a branch the remote lacks succeeded")
+	}
+	o.Branch, o.Token = "feature", wrongToken
+	if err := push.Fetch(t.Context(), o); err == nil || strings.Contains(err.Error(), wrongToken) {
+		t.Errorf("Fetch with a wrong token: err = %v, want a failure without the token", err)
 	}
 }
 
@@ -565,6 +634,7 @@ func TestPush_invalid_options(t *testing.T) {
 		{"short_lease", func(o *push.Options) { o.Mode, o.Lease = push.Lease, "abc123" }, "is not a full commit id"},
 		{"server_with_credentials", func(o *push.Options) { o.ServerURL = "https://u:p@github.com" }, "is not an http(s) URL"},
 		{"server_not_http", func(o *push.Options) { o.ServerURL = "ssh://github.com" }, "is not an http(s) URL"},
+		{"token_without_url", func(o *push.Options) { o.Token = "t0ken" }, "a token needs the remote's URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

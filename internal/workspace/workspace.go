@@ -37,11 +37,12 @@ type Options struct {
 	// GitConfig holds key=value pairs for every git command, e.g. safe.directory when the
 	// repository belongs to another user, as in a container Action.
 	GitConfig []string
-	// FetchConfig holds key=value pairs for fetching the branch from origin only: the
-	// credentials, which no other command needs.
-	FetchConfig []string
-	Log         *slog.Logger     // nil: discard
-	Now         func() time.Time // nil: time.Now
+	// Fetch updates refs/remotes/origin/<branch> from the remote; nil means git fetch origin
+	// with the repository's own setup. The Action passes one that authenticates with its token
+	// without the repository's configuration taking part.
+	Fetch func(ctx context.Context, branch string) error
+	Log   *slog.Logger     // nil: discard
+	Now   func() time.Time // nil: time.Now
 }
 
 // Workspace is a prepared checkout. Finish must be called once the agent is done.
@@ -56,7 +57,7 @@ type Workspace struct {
 	wt   git.Repo // git in Dir
 	log  *slog.Logger
 
-	fetchConfig []string
+	fetchRemote func(ctx context.Context, branch string) error
 	start       string // merge-to-head: the commit the temporary branch started from
 
 	createdWorktree bool
@@ -118,7 +119,7 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 	if err != nil {
 		return nil, fmt.Errorf("workspace: read current branch of %s: %w", top, err)
 	}
-	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, fetchConfig: o.FetchConfig, log: log}
+	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, fetchRemote: o.Fetch, log: log}
 	if err := excludeManaged(gctx, host); err != nil {
 		log.Warn("could not hide .sandcastle directories from git status", "err", err)
 	}

@@ -167,7 +167,13 @@ func (w *Workspace) fetch(ctx context.Context, branch string) bool {
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	spec := "+refs/heads/" + branch + ":refs/remotes/origin/" + branch
-	if _, err := w.host.WithConfig(w.fetchConfig...).Run(ctx, "fetch", "--quiet", "--no-tags", "origin", spec); err != nil {
+	var err error
+	if w.fetchRemote != nil {
+		err = w.fetchRemote(ctx, branch)
+	} else {
+		_, err = w.host.Run(ctx, "fetch", "--quiet", "--no-tags", "origin", spec)
+	}
+	if err != nil {
 		w.log.Info("could not fetch branch from origin", "branch", branch, "err", err)
 		return false
 	}

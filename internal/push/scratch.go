@@ -1,0 +1,84 @@
+package push
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sandcastle-action/sandcastle/internal/git"
+)
+
+// scratch is a bare repository of our own that borrows the objects of a repository through
+// git's alternates. The git commands that carry the token run there, against an explicit URL:
+// the repository's own .git/config, which the agent could write (a proxy, TLS settings, an
+// include, a rewritten remote, a hook path), takes no part in them.
+type scratch struct {
+	git git.Repo
+	dir string
+}
+
+// newScratch makes a scratch repository borrowing the objects of src. Remove it when done.
+func newScratch(ctx context.Context, src git.Repo, env []string, config []string) (*scratch, error) {
+	common, err := src.CommonDir(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("push: find the repository of %s: %w", src.Dir, err)
+	}
+	dir, err := os.MkdirTemp("", "sandcastle-push-")
+	if err != nil {
+		return nil, fmt.Errorf("push: %w", err)
+	}
+	s := &scratch{git: git.New(dir, env).WithConfig(config...), dir: dir}
+	if _, err := s.git.Run(ctx, "init", "--quiet", "--bare", "--template=", dir); err != nil {
+		s.remove()
+		return nil, fmt.Errorf("push: make a scratch repository: %w", err)
+	}
+	alternates := filepath.Join(dir, "objects", "info", "alternates")
+	if err := os.MkdirAll(filepath.Dir(alternates), 0o755); err != nil {
+		s.remove()
+		return nil, fmt.Errorf("push: %w", err)
+	}
+	if err := os.WriteFile(alternates, []byte(filepath.Join(common, "objects")+"\n"), 0o644); err != nil {
+		s.remove()
+		return nil, fmt.Errorf("push: %w", err)
+	}
+	return s, nil
+}
+
+func (s *scratch) remove() { os.RemoveAll(s.dir) }
+
+// Fetch brings o.Branch from the remote into the repository at o.Dir as the remote-tracking
+// branch refs/remotes/<o.Remote>/<o.Branch>, authenticating with o.Token the way Push does:
+// from a scratch repository, straight to o.URL, so the repository's configuration never sees
+// the token. The objects then come into the repository by a local fetch, which needs no token.
+// A branch the remote does not have is an error.
+func Fetch(ctx context.Context, o Options) error {
+	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return err
+	}
+	creds, err := newCredentials(o.ServerURL, o.Token)
+	if err != nil {
+		return err
+	}
+	if creds.token == "" || !creds.serves(o.URL) {
+		return fmt.Errorf("fetch %s refused: its URL %s is not on %s, the only server the token is for", o.Branch, redactURL(o.URL), creds.server)
+	}
+	src := git.New(o.Dir, o.Env)
+	s, err := newScratch(ctx, src, creds.environ(o.Env), creds.config())
+	if err != nil {
+		return err
+	}
+	defer s.remove()
+	ctx, cancel := context.WithTimeout(ctx, pushTimeout)
+	defer cancel()
+	ref := "refs/heads/" + o.Branch
+	if _, err := s.git.Run(ctx, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", o.URL, "+"+ref+":"+ref); err != nil {
+		return fmt.Errorf("fetch %s from %s: %w", o.Branch, o.Remote, creds.redactErr(err))
+	}
+	tracking := "refs/remotes/" + o.Remote + "/" + o.Branch
+	if _, err := src.Run(ctx, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", s.dir, "+"+ref+":"+tracking); err != nil {
+		return fmt.Errorf("fetch %s from %s: %w", o.Branch, o.Remote, err)
+	}
+	return nil
+}
