@@ -14,9 +14,25 @@ type Comment struct {
 	URL string
 }
 
+// ours reports whether a comment can be one a run wrote: one by a bot (the job's token writes
+// as github-actions[bot], an App as its own bot) or by someone with a standing role in the
+// repository (whose personal token a workflow may use). A stranger who copies a marker into a
+// comment of their own must not have it taken over, their name on the run's status.
+func ours(cm *github.IssueComment) bool {
+	if cm.GetUser().GetType() == "Bot" {
+		return true
+	}
+	switch cm.GetAuthorAssociation() {
+	case "OWNER", "MEMBER", "COLLABORATOR":
+		return true
+	}
+	return false
+}
+
 // UpsertComment edits the comment on owner/repo#issue that carries marker, or creates one;
 // created reports which happened. All pages of comments are searched, and the newest match
-// wins, so a progress comment is edited in place across re-runs instead of repeated.
+// written by a bot or a member of the repository (see ours) wins, so a progress comment is
+// edited in place across re-runs instead of repeated.
 func (c *Client) UpsertComment(ctx context.Context, owner, repo string, issue int, marker, body string) (comment Comment, created bool, err error) {
 	object := fmt.Sprintf("%s/%s#%d", owner, repo, issue)
 	tag, err := markerTag(marker)
@@ -33,7 +49,7 @@ func (c *Client) UpsertComment(ctx context.Context, owner, repo string, issue in
 			return Comment{}, false, wrap("list comments on "+object, err)
 		}
 		for _, cm := range comments {
-			if strings.Contains(cm.GetBody(), tag) {
+			if strings.Contains(cm.GetBody(), tag) && ours(cm) {
 				found = cm.GetID()
 			}
 		}

@@ -18,9 +18,16 @@ type fakeComments struct {
 }
 
 type fakeComment struct {
-	ID   int64  `json:"id"`
-	Body string `json:"body"`
-	URL  string `json:"html_url"`
+	ID                int64    `json:"id"`
+	Body              string   `json:"body"`
+	URL               string   `json:"html_url"`
+	User              fakeUser `json:"user"`
+	AuthorAssociation string   `json:"author_association"`
+}
+
+type fakeUser struct {
+	Login string `json:"login"`
+	Type  string `json:"type"`
 }
 
 const commentsPerPage = 2
@@ -29,7 +36,7 @@ func (f *fakeComments) add(body string) *fakeComment {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.nextID++
-	c := &fakeComment{ID: 100 + f.nextID, Body: body}
+	c := &fakeComment{ID: 100 + f.nextID, Body: body, User: fakeUser{"github-actions[bot]", "Bot"}, AuthorAssociation: "NONE"}
 	c.URL = fmt.Sprintf("https://github.com/o/r/issues/5#issuecomment-%d", c.ID)
 	f.comments = append(f.comments, c)
 	return c
@@ -175,5 +182,38 @@ func TestEditComment_missing_comment_names_it(t *testing.T) {
 	_, err := client.EditComment(t.Context(), "o", "r", 999, "m", "x")
 	if got, want := fmt.Sprint(err), "githubapi: edit comment 999 in o/r: 404 Not Found"; got != want {
 		t.Errorf("error = %q, want %q", got, want)
+	}
+}
+
+// TestUpsertComment_only_takes_over_its_own_kind: a stranger who copies the marker into their
+// comment does not get it edited; a bot's or a collaborator's (a personal token's) comment is.
+func TestUpsertComment_only_takes_over_its_own_kind(t *testing.T) {
+	tests := []struct {
+		name        string
+		user        fakeUser
+		association string
+		wantCreated bool
+	}{
+		{"stranger", fakeUser{"drive-by", "User"}, "NONE", true},
+		{"contributor", fakeUser{"once", "User"}, "CONTRIBUTOR", true},
+		{"collaborator", fakeUser{"maintainer", "User"}, "COLLABORATOR", false},
+		{"bot", fakeUser{"my-app[bot]", "Bot"}, "NONE", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client, mux, _, _ := setup(t)
+			fake := &fakeComments{}
+			fake.register(t, mux)
+			planted := fake.add("status <!-- " + progressMarker + " -->")
+			planted.User, planted.AuthorAssociation = tt.user, tt.association
+
+			got, created, err := client.UpsertComment(t.Context(), "o", "r", 5, progressMarker, "working")
+			if err != nil {
+				t.Fatalf("UpsertComment: %v", err)
+			}
+			if created != tt.wantCreated || (created == (got.ID == planted.ID)) {
+				t.Errorf("created = %v, comment %d (planted %d); want created %v", created, got.ID, planted.ID, tt.wantCreated)
+			}
+		})
 	}
 }

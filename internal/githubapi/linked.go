@@ -16,6 +16,8 @@ type LinkedPR struct {
 	// AuthorAssociation is GitHub's relation of the author to the repository: OWNER,
 	// MEMBER, COLLABORATOR, CONTRIBUTOR, FIRST_TIME_CONTRIBUTOR, NONE, ...
 	AuthorAssociation string
+	// Body is the pull request's description, where a run's marker would be.
+	Body string
 }
 
 // FromCollaborator reports whether the author has a standing role in the repository, the
@@ -51,6 +53,7 @@ func (c *Client) OpenLinkedPRs(ctx context.Context, owner, repo string, issue in
 				URL:               src.GetHTMLURL(),
 				Author:            src.GetUser().GetLogin(),
 				AuthorAssociation: src.GetAuthorAssociation(),
+				Body:              src.GetBody(),
 			})
 		}
 		if resp.NextPage == 0 {

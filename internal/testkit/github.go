@@ -83,6 +83,10 @@ type FakeComment struct {
 	Body  string
 	URL   string // html_url
 	Edits int    // PATCH requests that reached it
+	// Author wrote it: appLogin, a Bot, for comments made through the API, as for the job's
+	// token. AuthorAssociation is GitHub's relation of the author to the repository.
+	Author            string
+	AuthorAssociation string
 }
 
 // FakeLinkedPR is a pull request that references an issue: a cross-referenced event on the
@@ -97,6 +101,9 @@ type FakeLinkedPR struct {
 	State string
 	// Repo is "owner/name" of the pull request; "" means the fake's repository.
 	Repo string
+	// Body is the pull request's description; "" means that of the fake's own pull request
+	// with this number, if any.
+	Body string
 }
 
 // failure is an answer sent once instead of handling a request.
@@ -312,10 +319,10 @@ func (g *GitHub) Comments(issue int) []FakeComment {
 }
 
 // AddComment adds a comment to issue, as if written before the test, and returns it.
-func (g *GitHub) AddComment(issue int, body string) FakeComment {
+func (g *GitHub) AddComment(issue int, author, association, body string) FakeComment {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.addComment(issue, body)
+	return g.addComment(issue, author, association, body)
 }
 
 // Labels returns the labels of issue, in the order they were added.
@@ -471,7 +478,7 @@ func (g *GitHub) createComment(w http.ResponseWriter, r *http.Request, body []by
 	if !ok {
 		return
 	}
-	respond(w, http.StatusCreated, g.commentJSON(g.addComment(n, text)))
+	respond(w, http.StatusCreated, g.commentJSON(g.addComment(n, appLogin, "NONE", text)))
 }
 
 // commentBody reads the body of a comment request, answering 422 as GitHub does when it is
@@ -557,11 +564,17 @@ func (g *GitHub) timeline(w http.ResponseWriter, r *http.Request, _ []byte) {
 		if repo == "" {
 			repo = g.owner + "/" + g.repo
 		}
-		if state == "" {
-			state = "open"
-			if i := slices.IndexFunc(g.prs, func(pr FakePR) bool { return pr.Number == l.Number }); i >= 0 && l.Repo == "" {
+		body := l.Body
+		if i := slices.IndexFunc(g.prs, func(pr FakePR) bool { return pr.Number == l.Number }); i >= 0 && l.Repo == "" {
+			if state == "" {
 				state = g.prs[i].State
 			}
+			if body == "" {
+				body = g.prs[i].Body
+			}
+		}
+		if state == "" {
+			state = "open"
 		}
 		user := map[string]any{"login": l.Author}
 		out = append(out, map[string]any{
@@ -573,6 +586,7 @@ func (g *GitHub) timeline(w http.ResponseWriter, r *http.Request, _ []byte) {
 				"html_url":           g.URL + "/" + repo + "/pull/" + strconv.Itoa(l.Number),
 				"user":               user,
 				"author_association": l.AuthorAssociation,
+				"body":               body,
 				"pull_request":       map[string]any{"html_url": g.URL + "/" + repo + "/pull/" + strconv.Itoa(l.Number)},
 				"repository_url":     g.APIURL + "/repos/" + repo,
 				"repository":         map[string]any{"full_name": repo},
@@ -601,9 +615,9 @@ func (g *GitHub) nextNumber() int {
 	return next
 }
 
-func (g *GitHub) addComment(issue int, body string) FakeComment {
+func (g *GitHub) addComment(issue int, author, association, body string) FakeComment {
 	g.numbers[issue] = true
-	c := FakeComment{ID: g.nextCommentID, Issue: issue, Body: body}
+	c := FakeComment{ID: g.nextCommentID, Issue: issue, Body: body, Author: author, AuthorAssociation: association}
 	c.URL = fmt.Sprintf("%s#issuecomment-%d", g.htmlURL("issues", issue), c.ID)
 	g.nextCommentID++
 	g.comments = append(g.comments, c)
@@ -647,12 +661,21 @@ func (g *GitHub) prJSON(pr FakePR) map[string]any {
 
 func (g *GitHub) commentJSON(c FakeComment) map[string]any {
 	return map[string]any{
-		"id":       c.ID,
-		"body":     c.Body,
-		"html_url": c.URL,
-		"url":      fmt.Sprintf("%s/repos/%s/%s/issues/comments/%d", g.APIURL, g.owner, g.repo, c.ID),
-		"user":     map[string]any{"login": appLogin},
+		"id":                 c.ID,
+		"body":               c.Body,
+		"html_url":           c.URL,
+		"url":                fmt.Sprintf("%s/repos/%s/%s/issues/comments/%d", g.APIURL, g.owner, g.repo, c.ID),
+		"user":               map[string]any{"login": c.Author, "type": userType(c.Author)},
+		"author_association": c.AuthorAssociation,
 	}
+}
+
+// userType is GitHub's type of a login: bots end in "[bot]".
+func userType(login string) string {
+	if strings.HasSuffix(login, "[bot]") {
+		return "Bot"
+	}
+	return "User"
 }
 
 func labelsJSON(names []string) []map[string]any {

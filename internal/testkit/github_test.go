@@ -185,7 +185,7 @@ func TestGitHub_comment_edited_not_duplicated(t *testing.T) {
 	// Earlier comments put the progress comment on the second page (GitHub's pages hold at
 	// most 100).
 	for i := range 150 {
-		gh.AddComment(1, fmt.Sprintf("chatter %d", i))
+		gh.AddComment(1, "someone", "NONE", fmt.Sprintf("chatter %d", i))
 	}
 	first, created, err := c.UpsertComment(t.Context(), "octo", "repo", 1, marker, "iteration 1 of 3")
 	if err != nil || !created {
@@ -205,7 +205,8 @@ func TestGitHub_comment_edited_not_duplicated(t *testing.T) {
 	}
 	got := comments[150]
 	want := testkit.FakeComment{ID: first.ID, Issue: 1, Body: "done\n\n<!-- " + marker + " -->",
-		URL: fmt.Sprintf("%s/octo/repo/issues/1#issuecomment-%d", gh.URL, first.ID), Edits: 1}
+		URL: fmt.Sprintf("%s/octo/repo/issues/1#issuecomment-%d", gh.URL, first.ID), Edits: 1,
+		Author: "github-actions[bot]", AuthorAssociation: "NONE"}
 	if got != want {
 		t.Errorf("comment = %+v\nwant %+v", got, want)
 	}
@@ -329,7 +330,7 @@ func TestGitHub_linked_prs(t *testing.T) {
 	}
 	want := []githubapi.LinkedPR{
 		{Number: 10, URL: gh.URL + "/octo/repo/pull/10", Author: "alice", AuthorAssociation: "COLLABORATOR"},
-		{Number: pr.Number, URL: pr.URL, Author: "github-actions[bot]", AuthorAssociation: "NONE"},
+		{Number: pr.Number, URL: pr.URL, Author: "github-actions[bot]", AuthorAssociation: "NONE", Body: gh.PRs()[0].Body},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("OpenLinkedPRs = %+v\nwant %+v", got, want)
