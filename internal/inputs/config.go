@@ -152,8 +152,8 @@ type GitHubConfig struct {
 	OpenPR bool
 	// PRDraft opens the pull request as a draft.
 	PRDraft bool
-	// PRBase is the pull request's base branch; "" = the event's pull request base, else the
-	// branch the run started from.
+	// PRBase is the pull request's base branch; "" = the branch the run started from or, for a
+	// run on the event's pull request branch, that pull request's base.
 	PRBase string
 	// PRTitle and PRBody are {{KEY}} templates; "" = the built-in ones. PRTitle is one trimmed
 	// line; PRBody is Markdown as given. Both are "" unless OpenPR.

@@ -460,7 +460,7 @@ var Definitions = []Definition{
 	},
 	{
 		Name:        InputPRBase,
-		Description: "Branch the pull request merges into. Empty means the base of the triggering pull request, else the branch the run started from. Used only with open-pr: true.",
+		Description: "Branch the pull request merges into. Empty means the branch the run started from or, for a run on the triggering pull request's own branch, that pull request's base. Used only with open-pr: true.",
 		Kind:        KindString,
 	},
 	{

@@ -60,6 +60,9 @@ func (l *loader) github(strategy BranchStrategy) GitHubConfig {
 		if g.Push == PushNone {
 			l.problem(InputOpenPR, "push is none, but a pull request needs the branch on GitHub; set push to auto, force or lease, or remove open-pr")
 		}
+		if strategy == StrategyHead && g.Push == PushAuto {
+			l.problem(InputOpenPR, "push auto pushes only branch-strategy branch, so with branch-strategy head no branch would reach GitHub for a pull request; set push to lease (or force), or use branch-strategy branch")
+		}
 		if strategy == StrategyMergeToHead {
 			l.problem(InputOpenPR, "branch-strategy merge-to-head merges its branch into the current one and deletes it, so no branch is left for a pull request; use branch-strategy branch, or remove open-pr")
 		}

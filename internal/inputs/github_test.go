@@ -31,8 +31,8 @@ func TestLoad_githubValues(t *testing.T) {
 		check func(t *testing.T, g GitHubConfig)
 	}{
 		{
-			name: "open_pr_with_branch_strategy_head",
-			raw:  with(InputOpenPR, "true"),
+			name: "open_pr_with_branch_strategy_head_and_lease",
+			raw:  with(InputOpenPR, "true", InputPush, "lease"),
 			check: func(t *testing.T, g GitHubConfig) {
 				if !g.OpenPR || !g.PRDraft {
 					t.Errorf("OpenPR, PRDraft = %v, %v, want true, true", g.OpenPR, g.PRDraft)
@@ -68,7 +68,7 @@ func TestLoad_githubValues(t *testing.T) {
 		},
 		{
 			name: "pr_body_is_kept_verbatim",
-			raw:  with(InputOpenPR, "true", InputPRBody, "  indented code\n\n- {{COMMITS}}\n"),
+			raw:  with(InputOpenPR, "true", InputPush, "lease", InputPRBody, "  indented code\n\n- {{COMMITS}}\n"),
 			check: func(t *testing.T, g GitHubConfig) {
 				if got, want := g.PRBody, "  indented code\n\n- {{COMMITS}}\n"; got != want {
 					t.Errorf("PRBody = %q, want %q", got, want)
@@ -163,14 +163,15 @@ func TestLoad_githubBadInput(t *testing.T) {
 		{"open_pr_maybe", with(InputOpenPR, "maybe"), InputOpenPR, "use true or false"},
 		{"open_pr_maybe_says_nothing_of_pr_title", with(InputOpenPR, "maybe", InputPRTitle, "Fix it"), InputOpenPR, "use true or false"},
 		{"open_pr_with_push_none", with(InputOpenPR, "true", InputPush, "none"), InputOpenPR, "a pull request needs the branch on GitHub; set push to auto, force or lease, or remove open-pr"},
+		{"open_pr_with_head_and_push_auto", with(InputOpenPR, "true"), InputOpenPR, "with branch-strategy head no branch would reach GitHub for a pull request; set push to lease"},
 		{"open_pr_with_merge_to_head", with(InputOpenPR, "true", InputBranchStrategy, "merge-to-head"), InputOpenPR, "no branch is left for a pull request; use branch-strategy branch, or remove open-pr"},
-		{"pr_draft_maybe", with(InputOpenPR, "true", InputPRDraft, "maybe"), InputPRDraft, "use true or false"},
+		{"pr_draft_maybe", with(InputOpenPR, "true", InputPush, "lease", InputPRDraft, "maybe"), InputPRDraft, "use true or false"},
 		{"pr_draft_false_without_open_pr", with(InputPRDraft, "false"), InputPRDraft, "is used only with open-pr: true; set open-pr: true or remove pr-draft"},
 		{"pr_base_without_open_pr", with(InputPRBase, "main"), InputPRBase, "is used only with open-pr: true; set open-pr: true or remove pr-base"},
-		{"pr_base_with_dot_dot", with(InputOpenPR, "true", InputPRBase, "main..dev"), InputPRBase, `contains ".."; give the name of the branch the pull request merges into`},
-		{"pr_base_starting_with_dash", with(InputOpenPR, "true", InputPRBase, "-f"), InputPRBase, `starts with "-"`},
+		{"pr_base_with_dot_dot", with(InputOpenPR, "true", InputPush, "lease", InputPRBase, "main..dev"), InputPRBase, `contains ".."; give the name of the branch the pull request merges into`},
+		{"pr_base_starting_with_dash", with(InputOpenPR, "true", InputPush, "lease", InputPRBase, "-f"), InputPRBase, `starts with "-"`},
 		{"pr_title_without_open_pr", with(InputPRTitle, "Fix #{{ISSUE_NUMBER}}"), InputPRTitle, "is used only with open-pr: true; set open-pr: true or remove pr-title"},
-		{"pr_title_spans_lines", with(InputOpenPR, "true", InputPRTitle, "Fix\nit"), InputPRTitle, "give a single line"},
+		{"pr_title_spans_lines", with(InputOpenPR, "true", InputPush, "lease", InputPRTitle, "Fix\nit"), InputPRTitle, "give a single line"},
 		{"pr_body_without_open_pr", with(InputPRBody, "Closes #1"), InputPRBody, "is used only with open-pr: true; set open-pr: true or remove pr-body"},
 		{"progress_comment_maybe", with(InputProgressComment, "maybe"), InputProgressComment, "use true or false"},
 		{"trigger_phrase_too_long", with(InputTriggerPhrases, "/go\n"+strings.Repeat("x", 101)), InputTriggerPhrases, "is 101 characters long; use at most 100"},

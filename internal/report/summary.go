@@ -27,7 +27,7 @@ type Run struct {
 	Output            string   // the structured output as JSON; "" when none
 	PreservedWorktree string
 	LogFile           string
-	RefusalReason     string // why the run did not start; "" when it did
+	RefusalReason     string // why the run did not start (status refused or skipped); "" when it did
 	Pushed            bool
 	RecoveryBranch    string
 	PRNumber          int
@@ -65,7 +65,11 @@ func Summary(s Run) string {
 	}
 	b.WriteString("| | |\n| --- | --- |\n")
 	if s.RefusalReason != "" {
-		row(&b, "Refused", cellText(s.RefusalReason))
+		label := "Refused"
+		if s.Status == "skipped" {
+			label = "Skipped"
+		}
+		row(&b, label, cellText(s.RefusalReason))
 		return b.String()
 	}
 	row(&b, "Iterations", iterations)
