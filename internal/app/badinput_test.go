@@ -77,6 +77,10 @@ func TestBadInput(t *testing.T) {
 		{"event_payload_missing", []string{"--prompt", "hi"}, func(t *testing.T, e env, dir string) {
 			e["GITHUB_ACTIONS"], e["GITHUB_EVENT_NAME"], e["GITHUB_EVENT_PATH"] = "true", "issues", filepath.Join(dir, "no-event.json")
 		}, []string{"GITHUB_EVENT_PATH", "no-event.json"}},
+		{"persisted_checkout_token", []string{"--prompt", "hi"}, func(t *testing.T, e env, dir string) {
+			gitRun(t, e, dir, "config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3g=")
+			e["GITHUB_ACTIONS"] = "true"
+		}, []string{"persist-credentials: false", "http.https://github.com/.extraheader"}},
 		{"event_prompt_arg_the_event_lacks", []string{"--prompt-file", "p.md"}, func(t *testing.T, e env, dir string) {
 			writePrompt("Fix #{{ISSUE_NUMBER}}")(t, e, dir)
 			writeFile(t, filepath.Join(dir, ".git", "event.json"), `{"ref": "refs/heads/main", "repository": {"full_name": "o/r"}}`)

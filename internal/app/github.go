@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/githubapi"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/push"
@@ -26,9 +28,10 @@ type hub struct {
 	runURL  string // the workflow run's page; "" when unknown
 	runID   string // GITHUB_RUN_ID and attempt, for recovery branch names
 	marker  string // finds the progress comment again
-	// fetchConfig authenticates the workspace's fetch of the agent's branch from origin.
-	fetchConfig []string
-	issue       int // the issue or pull request the run reports on; 0 = none
+	// pushURL is origin's URL as the run found it, before the agent could touch .git/config;
+	// "" when origin is not on the GitHub server, whose token then never goes to git.
+	pushURL string
+	issue   int // the issue or pull request the run reports on; 0 = none
 }
 
 // newHub reads the event and opens the API client. Nothing is sent to GitHub yet.
@@ -69,30 +72,55 @@ func newHub(getenv func(string) string, cfg inputs.Config) (*hub, error) {
 	if err := h.needs(cfg); err != nil {
 		return nil, err
 	}
-	if h.gitToken() != "" {
-		var err error
-		if h.fetchConfig, err = push.FetchConfig(h.server, h.gitToken()); err != nil {
-			return nil, fmt.Errorf("GITHUB_SERVER_URL: %w", err)
-		}
-	}
 	if h.token != "" && h.repo != "" {
 		api, err := githubapi.New(githubapi.Options{Token: h.token, APIURL: getenv("GITHUB_API_URL")})
 		if err != nil {
-			return nil, fmt.Errorf("input %q: %w", inputs.InputGitHubToken, err)
+			return nil, fmt.Errorf("GitHub API client (github-token, GITHUB_API_URL): %w", err)
 		}
 		h.api = api
 	}
 	return h, nil
 }
 
-// gitToken is the token git authenticates with: in Actions only. On a workstation the user's
-// own git setup (SSH keys, a credential helper) reaches their remotes, and a GITHUB_TOKEN in
-// the environment is for the API.
+// gitToken is the token git authenticates with: in Actions, to an origin on the GitHub server.
+// On a workstation the user's own git setup (SSH keys, a credential helper) reaches their
+// remotes, and a GITHUB_TOKEN in the environment is for the API.
 func (h *hub) gitToken() string {
-	if !h.actions {
+	if !h.actions || h.pushURL == "" {
 		return ""
 	}
 	return h.token
+}
+
+// findOrigin records origin's URL for pushes with the token, when it is on the GitHub server.
+// It runs before the agent, who could rewrite .git/config, and drops any credentials in it.
+func (h *hub) findOrigin(ctx context.Context, g git.Repo) {
+	if !h.actions || h.token == "" {
+		return
+	}
+	out, err := g.Run(ctx, "remote", "get-url", "--push", "origin")
+	if err != nil {
+		return
+	}
+	u, err := url.Parse(strings.TrimSpace(out))
+	if err != nil {
+		return
+	}
+	u.User = nil
+	if push.OnServer(h.server, u.String()) {
+		h.pushURL = u.String()
+	}
+}
+
+// fetch brings branch from origin with the token, for the workspace; nil when git uses the
+// repository's own setup.
+func (h *hub) fetch(dir string, env []string) func(ctx context.Context, branch string) error {
+	if h.gitToken() == "" {
+		return nil
+	}
+	return func(ctx context.Context, branch string) error {
+		return push.Fetch(ctx, push.Options{Dir: dir, Env: env, Branch: branch, Token: h.token, ServerURL: h.server, URL: h.pushURL})
+	}
 }
 
 // needs checks that what the inputs ask of GitHub can be done: a token and a repository.
@@ -103,8 +131,8 @@ func (h *hub) needs(cfg inputs.Config) error {
 		why = "open-pr is true"
 	case h.event != nil && h.issue != 0 && (cfg.GitHub.ProgressComment || cfg.GitHub.InProgressLabel != "" || cfg.GitHub.BlockedLabel != ""):
 		why = "the run reports on #" + fmt.Sprint(h.issue)
-	case h.event != nil && (h.event.Comment != nil || h.event.Label != ""):
-		why = "the trigger's author must be checked"
+	case h.event != nil && !startedByTheWorkflow(h.event.Name):
+		why = "the author of the " + h.event.Name + " event must be checked"
 	default:
 		return nil
 	}
@@ -117,6 +145,16 @@ func (h *hub) needs(cfg inputs.Config) error {
 	return nil
 }
 
+// startedByTheWorkflow reports the events the workflow's author starts, which need no check of
+// who acted.
+func startedByTheWorkflow(name string) bool {
+	switch name {
+	case event.Schedule, event.WorkflowDispatch, event.Push:
+		return true
+	}
+	return false
+}
+
 // markerOf names the progress comment of one workflow job, so re-runs edit their own comment
 // and other workflows keep theirs. Markers live in an HTML comment: "--", "<" and ">" go.
 func markerOf(workflow, job, name string) string {
@@ -126,12 +164,17 @@ func markerOf(workflow, job, name string) string {
 			parts = append(parts, p)
 		}
 	}
-	m := strings.Join(parts, ":")
-	m = strings.NewReplacer("\r", " ", "\n", " ", "<", "", ">", "").Replace(m)
-	for strings.Contains(m, "--") {
-		m = strings.ReplaceAll(m, "--", "-")
+	return cleanMarker(strings.Join(parts, ":"))
+}
+
+// cleanMarker makes s fit in the HTML comment that hides a marker: "--", "<", ">" and line
+// breaks would end or break it.
+func cleanMarker(s string) string {
+	s = strings.NewReplacer("\r", " ", "\n", " ", "<", "", ">", "").Replace(s)
+	for strings.Contains(s, "--") {
+		s = strings.ReplaceAll(s, "--", "-")
 	}
-	return m
+	return s
 }
 
 // eventArgs are the event's built-in prompt arguments; nil outside Actions.
@@ -176,9 +219,14 @@ func (p permissions) OpenLinkedPRs(ctx context.Context, issue int) ([]event.Link
 		return nil, errors.New("no github-token to look up pull requests with")
 	}
 	prs, err := p.h.api.OpenLinkedPRs(ctx, p.h.owner, p.h.repo, issue)
-	out := make([]event.LinkedPR, len(prs))
-	for i, pr := range prs {
-		out[i] = event.LinkedPR{Number: pr.Number, URL: pr.URL, Author: pr.Author, AuthorAssociation: pr.AuthorAssociation}
+	var out []event.LinkedPR
+	for _, pr := range prs {
+		// A pull request an earlier run opened is this work, not a competitor: the run
+		// updates it. It looks like a collaborator's when the token is a person's.
+		if strings.Contains(pr.Body, "<!-- "+prMarkerPrefix) {
+			continue
+		}
+		out = append(out, event.LinkedPR{Number: pr.Number, URL: pr.URL, Author: pr.Author, AuthorAssociation: pr.AuthorAssociation})
 	}
 	return out, err
 }

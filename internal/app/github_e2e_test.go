@@ -235,7 +235,8 @@ func TestDockerIssueLabeledPushesAndOpensPR(t *testing.T) {
 }
 
 // TestRefusedActorLeavesNothing: a reader's label starts nothing. The job is green and says
-// why, the issue is told once, and no branch, worktree or agent run happens.
+// why, the issue is told once (in its own comment, beside any run's status), the label comes
+// off, and no branch, worktree or agent run happens.
 func TestRefusedActorLeavesNothing(t *testing.T) {
 	a := newAction(t)
 	a.env["PATH"] = hermeticEnv(t)["PATH"] // a claude that fails the test if it runs
@@ -264,8 +265,8 @@ func TestRefusedActorLeavesNothing(t *testing.T) {
 	if got := g.api.Comments(42); len(got) != 1 || !strings.Contains(got[0].Body, "did not run") {
 		t.Errorf("comments = %+v; want one saying the run did not start", got)
 	}
-	if got, want := g.api.Labels(42), []string{"sandcastle"}; !slices.Equal(got, want) {
-		t.Errorf("labels = %q, want them untouched %q", got, want)
+	if got := g.api.Labels(42); len(got) != 0 {
+		t.Errorf("labels = %q, want the refused trigger label taken off and nothing added", got)
 	}
 	if !strings.Contains(readFile(t, a.summary), "Refused") {
 		t.Errorf("the job summary does not say the run was refused")
@@ -296,46 +297,57 @@ func TestCommentWithoutPhraseIsSkippedQuietly(t *testing.T) {
 	}
 }
 
-// TestLeaseRejectedPushesRecoveryBranch: someone pushes to the branch while the agent works.
-// Lease mode leaves their commit alone, pushes the agent's to a recovery branch, and says so
-// in the status, the outputs and the comment; the local branch keeps the commits too.
+// TestLeaseRejectedPushesRecoveryBranch: the run pushes feature with lease, and someone else's
+// commit is on the remote feature. Lease mode leaves it alone, pushes the agent's commit to a
+// recovery branch, and says so in the status, the outputs and the comment; the local branch
+// keeps the commit too. Their commit arrives while the agent works, or was there already, the
+// checkout having fetched it without being fast-forwarded to it.
 func TestLeaseRejectedPushesRecoveryBranch(t *testing.T) {
-	a := newAction(t,
-		commitBash("work.txt", "agent", "Agent work"),
-		testkit.Text("Done. "+signal),
-	)
-	g := withGitHub(t, a, ghToken)
-	gitRun(t, a.env, a.dir, "checkout", "-qb", "feature")
-	g.gitAuth(t, ghToken, "push", "-q", "origin", "feature")
-	gitRun(t, a.env, a.dir, "fetch", "-q", g.remote, "+refs/heads/*:refs/remotes/origin/*")
-	// A commit someone else pushes to feature on the remote while the agent works.
-	gitRun(t, a.env, a.dir, "commit", "-q", "--allow-empty", "-m", "Someone else's work")
-	g.gitAuth(t, ghToken, "push", "-q", "origin", "HEAD:refs/heads/theirs")
-	gitRun(t, a.env, a.dir, "reset", "-q", "--hard", "HEAD~1")
-	theirs := g.remoteSHA(t, "theirs")
-	a.input("hook-worktree-ready", "git --git-dir="+g.remote+" update-ref refs/heads/feature "+theirs)
-	g.maintainerLabels(t)
-	a.input("push", "lease")
+	for _, when := range []string{"during_the_run", "before_the_run"} {
+		t.Run(when, func(t *testing.T) {
+			a := newAction(t,
+				commitBash("work.txt", "agent", "Agent work"),
+				testkit.Text("Done. "+signal),
+			)
+			g := withGitHub(t, a, ghToken)
+			gitRun(t, a.env, a.dir, "checkout", "-qb", "feature")
+			g.gitAuth(t, ghToken, "push", "-q", "origin", "feature")
+			// Someone else's commit on top of feature, kept on the remote branch theirs.
+			gitRun(t, a.env, a.dir, "commit", "-q", "--allow-empty", "-m", "Someone else's work")
+			g.gitAuth(t, ghToken, "push", "-q", "origin", "HEAD:refs/heads/theirs")
+			gitRun(t, a.env, a.dir, "reset", "-q", "--hard", "HEAD~1")
+			theirs := g.remoteSHA(t, "theirs")
+			move := "git --git-dir=" + g.remote + " update-ref refs/heads/feature " + theirs
+			if when == "during_the_run" {
+				a.input("hook-worktree-ready", move)
+			} else {
+				gitRun(t, a.env, a.dir, "--git-dir="+g.remote, "update-ref", "refs/heads/feature", theirs)
+			}
+			gitRun(t, a.env, a.dir, "fetch", "-q", g.remote, "+refs/heads/*:refs/remotes/origin/*")
+			g.maintainerLabels(t)
+			a.input("push", "lease")
 
-	inv, out := a.runWant(1)
-	recovery := "sandcastle/recovery/feature-4242-1"
-	if out["status"] != "branch-moved" || out["pushed"] != "false" || out["recovery-branch"] != recovery {
-		t.Errorf("outputs %v; want branch-moved, not pushed, recovery branch %s", out, recovery)
+			inv, out := a.runWant(1)
+			recovery := "sandcastle/recovery/feature-4242-1"
+			if out["status"] != "branch-moved" || out["pushed"] != "false" || out["recovery-branch"] != recovery {
+				t.Errorf("outputs %v; want branch-moved, not pushed, recovery branch %s", out, recovery)
+			}
+			if got := g.remoteSHA(t, "feature"); got != theirs {
+				t.Errorf("remote feature = %q, want their commit %q left in place", got, theirs)
+			}
+			head := gitRun(t, a.env, a.dir, "rev-parse", "feature")
+			if got := g.remoteSHA(t, recovery); got != head || head != out["head-sha"] {
+				t.Errorf("recovery branch = %q, local feature = %q, head-sha %q; want all the agent's commit", got, head, out["head-sha"])
+			}
+			if !strings.Contains(inv.output(), recovery) {
+				t.Errorf("the log does not name the recovery branch")
+			}
+			if got := g.api.Comments(42); len(got) != 1 || !strings.Contains(got[0].Body, "recovery branch `"+recovery+"`") {
+				t.Errorf("comments = %+v; want one naming the recovery branch", got)
+			}
+			checkNoToken(t, a, inv)
+		})
 	}
-	if got := g.remoteSHA(t, "feature"); got != theirs {
-		t.Errorf("remote feature = %q, want their commit %q left in place", got, theirs)
-	}
-	head := gitRun(t, a.env, a.dir, "rev-parse", "feature")
-	if got := g.remoteSHA(t, recovery); got != head || head != out["head-sha"] {
-		t.Errorf("recovery branch = %q, local feature = %q, head-sha %q; want all the agent's commit", got, head, out["head-sha"])
-	}
-	if !strings.Contains(inv.output(), recovery) {
-		t.Errorf("the log does not name the recovery branch")
-	}
-	if got := g.api.Comments(42); len(got) != 1 || !strings.Contains(got[0].Body, "recovery branch `"+recovery+"`") {
-		t.Errorf("comments = %+v; want one naming the recovery branch", got)
-	}
-	checkNoToken(t, a, inv)
 }
 
 // TestWrongTokenFailsClearlyAndKeepsCommits: the remote refuses the token. The run fails

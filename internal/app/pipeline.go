@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +38,15 @@ const (
 // cleanupTimeout bounds the work done after a run ends or is cancelled: stopping the sandbox,
 // merging and tidying the worktree, writing outputs.
 const cleanupTimeout = 2 * time.Minute
+
+// publishTimeout bounds pushing the branch and opening the pull request, after the run.
+const publishTimeout = 10 * time.Minute
+
+// afterRun is a context for work done once the run is over, which a cancelled job must not
+// stop: it starts when called, so a long run does not use up its time.
+func afterRun(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}
 
 // plan is a validated run, ready to start.
 type plan struct {
@@ -95,6 +106,10 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 		if _, _, err := renderPR(cfg.GitHub, vals); err != nil {
 			errs = append(errs, err)
 		}
+		onPR := p.gh.event != nil && p.gh.event.PR != nil
+		if cfg.GitHub.PRBase == "" && cfg.BranchStrategy == inputs.StrategyHead && !onPR {
+			errs = append(errs, fmt.Errorf("input %q: with branch-strategy head the pull request would merge the checked-out branch into itself; set pr-base to the branch it merges into", inputs.InputPRBase))
+		}
 	}
 	if p.agent, err = agent.Lookup(cfg.Agent); err != nil {
 		errs = append(errs, err)
@@ -129,6 +144,11 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	if p.env, err = resolveEnv(sys.Getenv, cfg.EnvNames, cfg.EnvFileValues, names); err != nil {
 		errs = append(errs, err)
 	}
+	for _, k := range slices.Sorted(maps.Keys(p.env.vars)) {
+		if t := p.gh.token; t != "" && p.env.vars[k] == t {
+			errs = append(errs, fmt.Errorf("input \"env\": %s carries the GitHub token (github-token), which never enters the sandbox; remove it from env and env-file", k))
+		}
+	}
 	if cfg.Sandbox == inputs.SandboxDocker {
 		if uid, gid := p.owner(); uid <= 0 || gid < 0 {
 			errs = append(errs, fmt.Errorf("input \"container-uid\": the workspace %s belongs to root (or its owner is unknown) and the agent never runs as root; set container-uid and container-gid to a user that may write the checkout", cfg.WorkingDirectory))
@@ -158,7 +178,26 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 			p.gitEnv = append(p.gitEnv, k+"="+v)
 		}
 	}
+	if p.gh.actions {
+		if err := p.checkNoPersistedToken(); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// checkNoPersistedToken refuses a checkout that keeps a token in .git/config, as
+// actions/checkout does unless told otherwise: the agent works in that repository and could
+// read it there.
+func (p *plan) checkNoPersistedToken() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	g := git.New(p.cfg.WorkingDirectory, p.gitEnv).WithConfig(p.gitConfig()...)
+	out, err := g.Run(ctx, "config", "--local", "--includes", "--name-only", "--get-regexp", `^http\..*\.extraheader$`)
+	if err != nil || strings.TrimSpace(out) == "" {
+		return nil // exit 1: none set
+	}
+	return fmt.Errorf("the checkout keeps a token in .git/config (%s), where the agent could read it; set persist-credentials: false on the actions/checkout step: the action pushes with github-token itself", strings.Join(strings.Fields(out), ", "))
 }
 
 func (p *plan) agentMaxPrompt() int {
@@ -244,6 +283,9 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 	end()
 	if err != nil {
 		rep.Error(fmt.Sprintf("checking who may start the run: %v", err))
+		if err := rep.SetOutputs(report.Outputs{Status: statusFailed}); err != nil {
+			rep.Warning(err.Error())
+		}
 		return exitFailed
 	}
 	if !d.Run {
@@ -256,7 +298,7 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 
 	code, final := p.work(ctx, rep, prog)
 
-	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	cleanup, cancel := afterRun(ctx, cleanupTimeout)
 	defer cancel()
 	prog.finish(cleanup, final)
 	if err := p.gh.finishLabels(cleanup, code == exitOK); err != nil {
@@ -275,13 +317,20 @@ func (p *plan) refuse(ctx context.Context, rep *report.Reporter, d event.Decisio
 	o := report.Outputs{Status: status, RefusalReason: d.Reason}
 	// A refusal is answered where it was asked, but never to a bot (two bots could answer
 	// each other forever) and never for an event that did not address the action at all.
+	// Its own marker keeps a refusal from overwriting the status of an earlier run.
 	if !d.Skip && p.gh.event.ActorType != "Bot" && p.gh.comments() {
 		body := p.red.Redact(report.CommentBody(report.Comment{Phase: report.PhaseRefused, Reason: d.Reason, RunURL: p.gh.runURL}))
-		c, _, err := p.gh.api.UpsertComment(ctx, p.gh.owner, p.gh.repo, p.gh.issue, p.gh.marker, body)
+		c, _, err := p.gh.api.UpsertComment(ctx, p.gh.owner, p.gh.repo, p.gh.issue, p.gh.marker+":refused", body)
 		if err != nil {
 			rep.Warning(fmt.Sprintf("progress comment: %v", err))
 		}
 		o.CommentURL = c.URL
+	}
+	// The refused label comes off, so that a maintainer can simply label the issue again.
+	if !d.Skip && p.gh.cfg.TriggerLabel != "" {
+		if err := p.gh.labels(ctx, nil, []string{p.gh.cfg.TriggerLabel}); err != nil {
+			rep.Warning(fmt.Sprintf("labels: %v", err))
+		}
 	}
 	if err := rep.SetOutputs(o); err != nil {
 		rep.Error(err.Error())
@@ -301,6 +350,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 		rep.Error(err.Error())
 		return exitFailed, report.Comment{Phase: report.PhaseFailed, Status: statusFailed, Reason: err.Error()}
 	}
+	p.gh.findOrigin(ctx, git.New(cfg.WorkingDirectory, p.gitEnv).WithConfig(p.gitConfig()...))
 	ws, err := workspace.Prepare(ctx, p.gitEnv, workspace.Options{
 		RepoDir:        cfg.WorkingDirectory,
 		Strategy:       workspace.Strategy(cfg.BranchStrategy),
@@ -308,18 +358,22 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 		Name:           cfg.Name,
 		CopyToWorktree: cfg.CopyToWorktree,
 		GitConfig:      p.gitConfig(),
-		FetchConfig:    p.gh.fetchConfig,
+		Fetch:          p.gh.fetch(cfg.WorkingDirectory, p.hostGitEnv()),
 		Log:            slog.New(slogHandler{rep}),
 	})
 	if err != nil {
 		return failed(err)
 	}
-	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
+	// Every way out finishes the workspace, within its own time.
+	finish := func(ok bool) (workspace.Outcome, error) {
+		cleanup, cancel := afterRun(ctx, cleanupTimeout)
+		defer cancel()
+		return ws.Finish(cleanup, ok)
+	}
 
 	top, err := git.New(cfg.WorkingDirectory, p.gitEnv).WithConfig(p.gitConfig()...).TopLevel(ctx)
 	if err != nil {
-		ws.Finish(cleanup, false)
+		finish(false)
 		return failed(err)
 	}
 	// The worktree we just made must be the workspace owner's, whom the agent runs as.
@@ -328,7 +382,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	}
 	logPath, logFile, err := openLog(cfg, ws, top)
 	if err != nil {
-		ws.Finish(cleanup, false)
+		finish(false)
 		return failed(err)
 	}
 	if logFile != nil {
@@ -341,9 +395,14 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	}
 
 	p.startBranch = ws.Target
-	lease := p.lease(ctx, ws.Source)
+	start, err := ws.Head(ctx)
+	if err != nil {
+		finish(false)
+		return failed(err)
+	}
+	lease := p.lease(ctx, ws.Source, start)
 	base, res, runErr := p.loop(ctx, ws, top, log, prog.update)
-	out, finishErr := ws.Finish(cleanup, runErr == nil)
+	out, finishErr := finish(runErr == nil)
 	if runErr == nil && finishErr != nil {
 		runErr = finishErr
 	} else if finishErr != nil {
@@ -367,7 +426,9 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	}
 	// Publishing outlives a cancelled run: pushing is how the commits survive the runner.
 	end := rep.Group("Publish")
-	pubErr := p.publish(cleanup, &outputs, res, lease, runErr == nil, log)
+	pubCtx, cancelPub := afterRun(ctx, publishTimeout)
+	pubErr := p.publish(pubCtx, &outputs, res, lease, runErr == nil, log)
+	cancelPub()
 	end()
 	switch {
 	case pubErr != nil && runErr == nil:
@@ -506,7 +567,7 @@ func (p *plan) sessions(sb sandbox.Sandbox, ws *workspace.Workspace) *session.Ca
 // closeSandbox stops the sandbox on every path, a cancelled run included, within its own
 // deadline.
 func closeSandbox(ctx context.Context, sb sandbox.Sandbox, log *report.Log) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	ctx, cancel := afterRun(ctx, cleanupTimeout)
 	defer cancel()
 	if err := sb.Close(ctx); err != nil {
 		log.Warning("stopping the sandbox: %v", err)

@@ -2,12 +2,16 @@ package app
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/run"
 )
+
+// editTimeout bounds one edit of the progress comment, retries included.
+const editTimeout = 30 * time.Second
 
 // progressInterval is the least time between two edits of the progress comment while the
 // agent works, so a chatty agent costs a few API calls a minute, not one per tool call.
@@ -26,9 +30,11 @@ type progress struct {
 	mu      sync.Mutex
 	state   report.Comment
 	changed bool
+	warned  bool
 	wake    chan struct{}
 	stop    chan struct{}
 	done    chan struct{}
+	cancel  context.CancelFunc // stops an edit in flight when the run ends
 }
 
 // startProgress posts the comment (or finds it from an earlier run of the same job) and starts
@@ -45,8 +51,28 @@ func startProgress(ctx context.Context, h *hub, red *report.Redactor, warn func(
 		return nil
 	}
 	p.id, p.url = c.ID, c.URL
-	go p.loop(context.WithoutCancel(ctx))
+	loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p.cancel = cancel
+	go p.loop(loopCtx)
 	return p
+}
+
+// edit writes c to the comment, warning about the first failure only: a comment that cannot
+// be edited once will likely fail every 15 s.
+func (p *progress) edit(ctx context.Context, c report.Comment) {
+	ctx, cancel := context.WithTimeout(ctx, editTimeout)
+	defer cancel()
+	_, err := p.h.api.EditComment(ctx, p.h.owner, p.h.repo, p.id, p.h.marker, p.body(c))
+	if err == nil || ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return
+	}
+	p.mu.Lock()
+	first := !p.warned
+	p.warned = true
+	p.mu.Unlock()
+	if first {
+		p.warn("progress comment: " + err.Error())
+	}
 }
 
 func (p *progress) body(c report.Comment) string { return p.red.Redact(report.CommentBody(c)) }
@@ -82,9 +108,7 @@ func (p *progress) loop(ctx context.Context) {
 		p.changed = false
 		p.mu.Unlock()
 		if changed {
-			if _, err := p.h.api.EditComment(ctx, p.h.owner, p.h.repo, p.id, p.h.marker, p.body(state)); err != nil {
-				p.warn("progress comment: " + err.Error())
-			}
+			p.edit(ctx, state)
 		}
 		select {
 		case <-p.stop:
@@ -100,10 +124,12 @@ func (p *progress) finish(ctx context.Context, final report.Comment) string {
 		return ""
 	}
 	close(p.stop)
+	p.cancel()
 	<-p.done
 	final.RunURL = p.h.runURL
-	if _, err := p.h.api.EditComment(ctx, p.h.owner, p.h.repo, p.id, p.h.marker, p.body(final)); err != nil {
-		p.warn("progress comment: " + err.Error())
-	}
+	p.mu.Lock()
+	p.warned = false // the final state matters: say so if it cannot be written
+	p.mu.Unlock()
+	p.edit(ctx, final)
 	return p.url
 }

@@ -57,47 +57,63 @@ func (p *plan) pushDecision(o report.Outputs) (mode, why string) {
 	}
 }
 
-// lease is where the remote branch was when the run started: the remote-tracking branch the
-// checkout fetched, else the pull request head the event names; "" = it did not exist.
-func (p *plan) lease(ctx context.Context, branch string) string {
+// lease is where the push expects the remote branch: where it was when the run started (the
+// remote-tracking branch the checkout fetched, else the head of the event's pull request), as
+// long as the run started from it or from a descendant of it. When the run started elsewhere,
+// behind or beside the remote, the lease is the run's own start, which the remote does not
+// have, so the push is refused and nobody's commits are overwritten. "" means the branch did
+// not exist on the remote.
+func (p *plan) lease(ctx context.Context, branch, start string) string {
 	if branch == "" {
 		return ""
 	}
 	g := git.New(p.cfg.WorkingDirectory, p.gitEnv).WithConfig(p.gitConfig()...)
+	remote := ""
 	if sha, err := g.Run(ctx, "rev-parse", "--verify", "--quiet", "refs/remotes/origin/"+branch); err == nil {
-		return strings.TrimSpace(sha)
+		remote = strings.TrimSpace(sha)
+	} else if e := p.gh.event; e != nil && e.PR != nil && e.PR.HeadRef == branch && !e.PR.Fork {
+		remote = e.PR.HeadSHA
 	}
-	if e := p.gh.event; e != nil && e.PR != nil && e.PR.HeadRef == branch && !e.PR.Fork {
-		return e.PR.HeadSHA
+	if remote == "" || remote == start {
+		return remote
 	}
-	return ""
+	if _, err := g.Run(ctx, "merge-base", "--is-ancestor", remote, start); err != nil {
+		return start
+	}
+	return remote
 }
 
 // publish pushes the branch and opens or updates the pull request, filling their outputs.
 // The error is what the user must act on; a moved branch sets the status branch-moved.
-func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, lease string, ok bool, log interface{ Status(string, ...any) }) error {
+func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, lease string, ok bool, log *report.Log) error {
 	mode, why := p.pushDecision(*o)
 	if mode == "" {
-		if len(o.Commits) > 0 {
+		switch {
+		case len(o.Commits) > 0 && p.cfg.GitHub.OpenPR && ok:
+			log.Warning("open-pr: no pull request, because %s was not pushed: %s", orDetached(o.Branch), why)
+		case len(o.Commits) > 0:
 			log.Status("Not pushing %s: %s", orDetached(o.Branch), why)
 		}
 		return nil
 	}
 	r, err := push.Push(ctx, push.Options{
 		Dir:            p.cfg.WorkingDirectory,
-		Env:            append(slices.Clip(p.gitEnv), configEnv(p.gitConfig())...),
+		Env:            p.hostGitEnv(),
 		Branch:         o.Branch,
 		Mode:           mode,
 		Lease:          lease,
 		Token:          p.gh.gitToken(),
 		ServerURL:      p.gh.server,
+		URL:            p.gh.pushURL,
 		RecoveryBranch: p.recoveryBranch(o.Branch),
 	})
 	o.Pushed, o.RecoveryBranch = r.Pushed, r.Recovery
 	var moved *push.BranchMovedError
 	switch {
 	case errors.As(err, &moved):
-		o.Status = statusBranchMoved
+		if ok { // a failed or cancelled run keeps saying so
+			o.Status = statusBranchMoved
+		}
 		return err
 	case err != nil:
 		return err
@@ -122,6 +138,12 @@ func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, l
 	return nil
 }
 
+// hostGitEnv is the environment of the host's git commands outside package git's own
+// configuration: the base variables and our configuration, through the environment.
+func (p *plan) hostGitEnv() []string {
+	return append(slices.Clip(p.gitEnv), configEnv(p.gitConfig())...)
+}
+
 // recoveryBranch names the branch that takes the commits when branch moved on the remote.
 func (p *plan) recoveryBranch(branch string) string {
 	id := p.gh.runID
@@ -134,7 +156,7 @@ func (p *plan) recoveryBranch(branch string) string {
 func (p *plan) upsertPR(ctx context.Context, o report.Outputs, res run.Result) (githubapi.PR, bool, error) {
 	base := p.prBase(o.Branch)
 	if base == "" {
-		return githubapi.PR{}, false, fmt.Errorf("input %q: the run started on a detached HEAD, so there is no branch to open the pull request against; set pr-base", inputs.InputPRBase)
+		return githubapi.PR{}, false, fmt.Errorf("input %q: no branch to merge %s into: the run started on it (or on a detached HEAD) and no pull request names a base; set pr-base", inputs.InputPRBase, o.Branch)
 	}
 	vals := p.prValues(o, res, base)
 	title, body, err := renderPR(p.cfg.GitHub, vals)
@@ -148,9 +170,16 @@ func (p *plan) upsertPR(ctx context.Context, o report.Outputs, res run.Result) (
 		Base:  base,
 		Title: red(title), Body: red(body),
 		Draft:  p.cfg.GitHub.PRDraft,
-		Marker: "sandcastle:pr:" + o.Branch,
+		Marker: prMarker(o.Branch),
 	})
 }
+
+// prMarker finds the pull request of branch again. Branch names may hold "--", which a marker
+// may not, so two names can share one: they are told apart by the head branch too.
+func prMarker(branch string) string { return cleanMarker(prMarkerPrefix + branch) }
+
+// prMarkerPrefix starts the marker of every pull request a run opens.
+const prMarkerPrefix = "sandcastle:pr:"
 
 // prBase is the branch the pull request merges into: pr-base, else the branch the run started
 // from, else, for a run on a pull request's own branch, that pull request's base.

@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/githubapi"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 func TestPushDecision(t *testing.T) {
@@ -141,5 +143,33 @@ func TestBuildPromptEventArgsYieldToPromptArgs(t *testing.T) {
 	}
 	if len(warnings) != 0 {
 		t.Errorf("warnings = %q, want none for unused event arguments", warnings)
+	}
+}
+
+func TestPRMarkerFitsAnyBranchName(t *testing.T) {
+	for _, branch := range []string{"agent/issue-1--retry", "a<b>c", "sandcastle/issue-42"} {
+		m := prMarker(branch)
+		if strings.Contains(m, "--") || strings.ContainsAny(m, "<>\r\n") || !strings.HasPrefix(m, "sandcastle:pr:") {
+			t.Errorf("prMarker(%q) = %q, which cannot sit in an HTML comment", branch, m)
+		}
+	}
+}
+
+// TestOpenLinkedPRsLeavesOutARunsOwn: the pull request an earlier run opened closes the issue
+// too, and with a person's token it is a collaborator's; it must not refuse the next run.
+func TestOpenLinkedPRsLeavesOutARunsOwn(t *testing.T) {
+	gh := testkit.NewGitHub(t, "ghs_t0ken", "octo/widgets")
+	gh.AddLinkedPR(42, testkit.FakeLinkedPR{Number: 7, Author: "maintainer", AuthorAssociation: "COLLABORATOR", Body: "Closes #42\n\n<!-- " + prMarker("sandcastle/issue-42") + " -->"})
+	gh.AddLinkedPR(42, testkit.FakeLinkedPR{Number: 8, Author: "colleague", AuthorAssociation: "MEMBER", Body: "Fixes #42"})
+	api, err := githubapi.New(githubapi.Options{Token: "ghs_t0ken", APIURL: gh.APIURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prs, err := permissions{&hub{api: api, owner: "octo", repo: "widgets"}}.OpenLinkedPRs(t.Context(), 42)
+	if err != nil {
+		t.Fatalf("OpenLinkedPRs: %v", err)
+	}
+	if len(prs) != 1 || prs[0].Number != 8 {
+		t.Errorf("linked pull requests = %+v, want only #8, the colleague's", prs)
 	}
 }
