@@ -26,7 +26,7 @@ const (
 // (one commit) is on both; the local branch agent has one more commit. When the test ends it
 // checks that no token and, unless persistedHeader, no extraheader reached .git/config.
 type fixture struct {
-	t      *testing.T
+	t      testing.TB
 	env    []string
 	srv    *testkit.GitServer
 	url    string // origin's URL
@@ -38,7 +38,7 @@ type fixture struct {
 	persistedHeader bool
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	srv := testkit.NewGitServer(t, token, readOnlyToken)
 	home := t.TempDir()
@@ -686,5 +686,20 @@ func TestPush_token_is_the_only_credential(t *testing.T) {
 				t.Errorf("remote agent = %s, want none", got)
 			}
 		})
+	}
+}
+
+// BenchmarkPush_with_token measures one push with a token, scratch repository included, of a
+// branch the remote already has: the fixed cost a run pays to publish.
+func BenchmarkPush_with_token(b *testing.B) {
+	f := newFixture(b)
+	o := f.options(push.Force)
+	if _, err := push.Push(b.Context(), o); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := push.Push(b.Context(), o); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
