@@ -441,3 +441,32 @@ func TestPRCreationRefused(t *testing.T) {
 		t.Errorf("comments = %+v; want one with the reason and the pushed branch", got)
 	}
 }
+
+// TestPermissionLookupRefusedFailsClearly: when GitHub will not say who may run (the token
+// lacks the permission), the run fails naming the look-up, starts nothing and says failed.
+func TestPermissionLookupRefusedFailsClearly(t *testing.T) {
+	a := newAction(t)
+	a.env["PATH"] = hermeticEnv(t)["PATH"]
+	g := withGitHub(t, a, ghToken)
+	g.api.FailNext("GET", "/repos/{owner}/{repo}/collaborators/{user}/permission", 403, `{"message": "Resource not accessible by integration"}`)
+	g.maintainerLabels(t)
+	a.input("branch-strategy", "branch")
+	a.input("branch", "sandcastle/issue-42")
+	before := stateOf(t, a.env, a.dir)
+
+	inv, out := a.runWant(1)
+	if out["status"] != "failed" {
+		t.Errorf("status = %q, want failed", out["status"])
+	}
+	for _, want := range []string{"checking who may start the run", "permission", "403", "Resource not accessible by integration"} {
+		if !strings.Contains(inv.output(), want) {
+			t.Errorf("the log does not mention %q", want)
+		}
+	}
+	if got := stateOf(t, a.env, a.dir); got != before {
+		t.Errorf("the repository changed:\nbefore %+v\nafter  %+v", before, got)
+	}
+	if len(a.model.Requests()) != 0 || len(g.api.Comments(42)) != 0 {
+		t.Errorf("a run that could not check its trigger reached the model or commented")
+	}
+}
