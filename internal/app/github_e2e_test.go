@@ -8,7 +8,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
@@ -468,5 +471,41 @@ func TestPermissionLookupRefusedFailsClearly(t *testing.T) {
 	}
 	if len(a.model.Requests()) != 0 || len(g.api.Comments(42)) != 0 {
 		t.Errorf("a run that could not check its trigger reached the model or commented")
+	}
+}
+
+// TestRunLongerThanCleanupStillFinishes: the time allowed for each step after a run starts
+// when the run ends. A run that outlasts it still merges its commit, removes its worktree and
+// writes its final comment.
+func TestRunLongerThanCleanupStillFinishes(t *testing.T) {
+	a := newAction(t,
+		testkit.Bash("sleep 2 && echo agent >> work.txt && git add work.txt && git commit -qm 'Slow work'"),
+		testkit.Text("Done. "+signal),
+	)
+	g := withGitHub(t, a, ghToken)
+	g.maintainerLabels(t)
+	a.input("branch-strategy", "merge-to-head")
+
+	var stdout syncBuffer
+	sys := System{Getenv: a.env.get, Getwd: func() (string, error) { return a.dir, nil }, Stdout: &stdout, Stderr: &stdout}
+	p, err := validate(sys, inputs.FromEnv(a.env.get), a.dir)
+	if err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+	p.cleanup = time.Second // shorter than the agent's work
+	rep := report.New(&stdout, a.env.get)
+	p.red = rep.Redactor()
+	if code := p.run(t.Context(), rep); code != exitOK {
+		t.Fatalf("exit %d, want 0:\n%s", code, stdout.String())
+	}
+	out := a.readOutputs()
+	if got := gitRun(t, a.env, a.dir, "log", "-1", "--format=%s", "main"); got != "Slow work" || out["branch"] != "main" {
+		t.Errorf("main is at %q, branch output %q; want the slow commit merged into main", got, out["branch"])
+	}
+	if left := managedWorktrees(t, a.dir); len(left) > 0 {
+		t.Errorf("worktrees left: %v", left)
+	}
+	if got := g.api.Comments(42); len(got) != 1 || !strings.Contains(got[0].Body, "finished: complete") {
+		t.Errorf("comments = %+v; want the final state", got)
 	}
 }

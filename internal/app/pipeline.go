@@ -61,6 +61,9 @@ type plan struct {
 	red     *report.Redactor
 	// startBranch is the checkout's branch when the run started; "" when detached.
 	startBranch string
+	// cleanup bounds each step once the run is over (finishing the workspace, the comment and
+	// the labels); cleanupTimeout but in tests.
+	cleanup time.Duration
 }
 
 // execute runs one configuration and reports it.
@@ -94,7 +97,7 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{cfg: cfg, console: sys.Stdout, home: sys.Getenv("HOME")}
+	p := &plan{cfg: cfg, console: sys.Stdout, home: sys.Getenv("HOME"), cleanup: cleanupTimeout}
 	var errs []error
 	if p.gh, err = newHub(sys.Getenv, cfg); err != nil {
 		errs = append(errs, err)
@@ -298,7 +301,7 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 
 	code, final := p.work(ctx, rep, prog)
 
-	cleanup, cancel := afterRun(ctx, cleanupTimeout)
+	cleanup, cancel := afterRun(ctx, p.cleanup)
 	defer cancel()
 	prog.finish(cleanup, final)
 	if err := p.gh.finishLabels(cleanup, code == exitOK); err != nil {
@@ -364,9 +367,10 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	if err != nil {
 		return failed(err)
 	}
-	// Every way out finishes the workspace, within its own time.
+	// Every way out finishes the workspace, within its own time, which starts then: a run
+	// longer than the cleanup time must not leave none.
 	finish := func(ok bool) (workspace.Outcome, error) {
-		cleanup, cancel := afterRun(ctx, cleanupTimeout)
+		cleanup, cancel := afterRun(ctx, p.cleanup)
 		defer cancel()
 		return ws.Finish(cleanup, ok)
 	}
