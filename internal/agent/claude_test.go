@@ -244,7 +244,6 @@ func TestClaudeParseGolden(t *testing.T) {
 }
 
 func TestClaudeParseRealCapture(t *testing.T) {
-	events := parseFile(t, ClaudeCode{}, "claude-code-2.1.328-real.jsonl")
 	final := "Done. <result>{\"summary\": \"added a note\", \"score\": 7}</result>\n<promise>COMPLETE</promise>"
 	want := []Event{
 		{Kind: EventSession, SessionID: "e67eb2d6-2b19-4189-9fd9-8be802421262"},
@@ -253,9 +252,7 @@ func TestClaudeParseRealCapture(t *testing.T) {
 		{Kind: EventResult, Text: final},
 		{Kind: EventUsage, Usage: Usage{InputTokens: 24, OutputTokens: 18, CostUSD: 0.00057}},
 	}
-	if !slices.Equal(events, want) {
-		t.Errorf("events =\n  %s\nwant\n  %s", formatEvents(events), formatEvents(want))
-	}
+	checkFileEvents(t, ClaudeCode{}, "claude-code-2.1.328-real.jsonl", want)
 }
 
 func TestClaudeParseReconstructedStream(t *testing.T) {

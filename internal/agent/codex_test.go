@@ -242,7 +242,6 @@ func TestCodexParseRealReconnects(t *testing.T) {
 }
 
 func TestCodexParseReconstructedStream(t *testing.T) {
-	events := parseFile(t, Codex{}, "codex-stream.jsonl")
 	final := "Fixed the off-by-one in `parseRange` (`<` → `<=`), added a regression test, and all 42 tests pass. Committed and closed #17.\n\n<promise>COMPLETE</promise>"
 	want := []Event{
 		{Kind: EventSession, SessionID: "019e9a41-7c2b-7d30-a1f4-5b6c7d8e9f01"},
@@ -254,13 +253,10 @@ func TestCodexParseReconstructedStream(t *testing.T) {
 		{Kind: EventText, Text: final},
 		{Kind: EventUsage, Usage: Usage{InputTokens: 12661, CacheReadTokens: 71552, OutputTokens: 1987}},
 	}
-	if !slices.Equal(events, want) {
-		t.Errorf("events =\n  %s\nwant\n  %s", formatEvents(events), formatEvents(want))
-	}
+	checkFileEvents(t, Codex{}, "codex-stream.jsonl", want)
 }
 
 func TestCodexParseErrorStream(t *testing.T) {
-	events := parseFile(t, Codex{}, "codex-error-stream.jsonl")
 	msg := "unexpected status 401 Unauthorized: Missing bearer or basic authentication in header"
 	want := []Event{
 		{Kind: EventSession, SessionID: "019e9a44-0d1e-7f20-8b3c-4d5e6f708192"},
@@ -268,9 +264,7 @@ func TestCodexParseErrorStream(t *testing.T) {
 		{Kind: EventError, Text: msg},
 		{Kind: EventResult, Text: msg, IsError: true},
 	}
-	if !slices.Equal(events, want) {
-		t.Errorf("events =\n  %s\nwant\n  %s", formatEvents(events), formatEvents(want))
-	}
+	checkFileEvents(t, Codex{}, "codex-error-stream.jsonl", want)
 }
 
 func TestUnwrapShell(t *testing.T) {

@@ -164,7 +164,6 @@ func TestCopilotParseRealCapture(t *testing.T) {
 // A real authentication failure: two retries are announced, then the error that ends the run
 // (copilot exits 1 and writes nothing to stderr, so the error is the failure detail).
 func TestCopilotParseRealAuthFailure(t *testing.T) {
-	events := parseFile(t, Copilot{}, "copilot-1.0.102-401-real.jsonl")
 	retry := Event{Kind: EventError, Text: "Request failed due to a transient API error. Retrying..."}
 	want := []Event{
 		retry,
@@ -172,9 +171,7 @@ func TestCopilotParseRealAuthFailure(t *testing.T) {
 		{Kind: EventError, Text: "Authentication failed with provider at http://127.0.0.1:18182/v1 (HTTP 401).\n  Check your COPILOT_PROVIDER_API_KEY, COPILOT_PROVIDER_API_KEY_COMMAND, or COPILOT_PROVIDER_BEARER_TOKEN."},
 		{Kind: EventSession, SessionID: "751415fd-641c-455b-938e-929ae20f8923"},
 	}
-	if !slices.Equal(events, want) {
-		t.Errorf("events =\n  %s\nwant\n  %s", formatEvents(events), formatEvents(want))
-	}
+	checkFileEvents(t, Copilot{}, "copilot-1.0.102-401-real.jsonl", want)
 }
 
 func TestCopilotParseReconstructedStream(t *testing.T) {

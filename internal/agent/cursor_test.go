@@ -156,7 +156,6 @@ func TestCursorParseGolden(t *testing.T) {
 }
 
 func TestCursorParseReconstructedStream(t *testing.T) {
-	events := parseFile(t, Cursor{}, "cursor-stream.jsonl")
 	first := "I'll read the README and the range module first."
 	second := "Found it: the loop bound is exclusive. I've fixed it and the tests pass.\n\n<promise>COMPLETE</promise>"
 	want := []Event{
@@ -169,9 +168,7 @@ func TestCursorParseReconstructedStream(t *testing.T) {
 		{Kind: EventText, Text: second},
 		{Kind: EventResult, Text: first + second},
 	}
-	if !slices.Equal(events, want) {
-		t.Errorf("events =\n  %s\nwant\n  %s", formatEvents(events), formatEvents(want))
-	}
+	checkFileEvents(t, Cursor{}, "cursor-stream.jsonl", want)
 }
 
 // FuzzCursorParse checks that no input panics and that every event is well formed.

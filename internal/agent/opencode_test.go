@@ -166,7 +166,6 @@ func TestOpenCodeParseGolden(t *testing.T) {
 }
 
 func TestOpenCodeParseRealCapture(t *testing.T) {
-	events := parseFile(t, OpenCode{}, "opencode-1.18.33-real.jsonl")
 	session := Event{Kind: EventSession, SessionID: "ses_dd1575dd3ffeB2zsKcthwXMOST"}
 	usage := Event{Kind: EventUsage, Usage: Usage{InputTokens: 60, OutputTokens: 7, CacheReadTokens: 40}}
 	want := []Event{
@@ -177,9 +176,7 @@ func TestOpenCodeParseRealCapture(t *testing.T) {
 		{Kind: EventText, Text: "done <promise>COMPLETE</promise>"},
 		usage,
 	}
-	if !slices.Equal(events, want) {
-		t.Errorf("events =\n  %s\nwant\n  %s", formatEvents(events), formatEvents(want))
-	}
+	checkFileEvents(t, OpenCode{}, "opencode-1.18.33-real.jsonl", want)
 }
 
 func TestOpenCodeParseRealAuthFailure(t *testing.T) {

@@ -269,6 +269,7 @@ func TestClaudeStructuredOutputRetryResumesSession(t *testing.T) {
 // checkRetryResumesSession runs a structured-output retry with the action newAction makes: the
 // retry resumes the session, so the model sees the first answer and the problem with it.
 func checkRetryResumesSession(t *testing.T, newAction func(*testing.T, ...testkit.Step) *action) {
+	t.Helper()
 	a := newAction(t,
 		testkit.Text(`<result>{"summary": "all good", "score": "high"}</result>`),
 		testkit.Text(`<result>{"summary": "all good", "score": 9}</result>`),

@@ -69,7 +69,7 @@ func newHub(getenv func(string) string, cfg inputs.Config) (*hub, error) {
 	}
 	h.marker = markerOf(getenv("GITHUB_WORKFLOW"), getenv("GITHUB_JOB"), cfg.Name)
 
-	if err := h.needs(cfg); err != nil {
+	if err := h.needs(); err != nil {
 		return nil, err
 	}
 	if h.token != "" && h.repo != "" {
@@ -114,24 +114,24 @@ func (h *hub) findOrigin(ctx context.Context, g git.Repo) {
 
 // fetch brings branch from origin with the token, for the workspace; nil when git uses the
 // repository's own setup.
-func (h *hub) fetch(dir string, env []string) func(ctx context.Context, branch string) error {
+func (h *hub) fetch(dir string, env, config []string) func(ctx context.Context, branch string) error {
 	if h.gitToken() == "" {
 		return nil
 	}
 	return func(ctx context.Context, branch string) error {
-		return push.Fetch(ctx, push.Options{Dir: dir, Env: env, Branch: branch, Token: h.token, ServerURL: h.server, URL: h.pushURL})
+		return push.Fetch(ctx, push.Options{Dir: dir, Env: env, GitConfig: config, Branch: branch, Token: h.token, ServerURL: h.server, URL: h.pushURL})
 	}
 }
 
 // needs checks that what the inputs ask of GitHub can be done: a token and a repository.
-func (h *hub) needs(cfg inputs.Config) error {
+func (h *hub) needs() error {
 	var why string
 	switch {
-	case cfg.GitHub.OpenPR:
+	case h.cfg.OpenPR:
 		why = "open-pr is true"
-	case h.event != nil && h.issue != 0 && (cfg.GitHub.ProgressComment || cfg.GitHub.InProgressLabel != "" || cfg.GitHub.BlockedLabel != ""):
+	case h.event != nil && h.issue != 0 && (h.cfg.ProgressComment || h.cfg.InProgressLabel != "" || h.cfg.BlockedLabel != ""):
 		why = "the run reports on #" + fmt.Sprint(h.issue)
-	case h.event != nil && !startedByTheWorkflow(h.event.Name):
+	case h.event != nil && !event.StartedByWorkflow(h.event.Name):
 		why = "the author of the " + h.event.Name + " event must be checked"
 	default:
 		return nil
@@ -143,16 +143,6 @@ func (h *hub) needs(cfg inputs.Config) error {
 		return fmt.Errorf("GITHUB_REPOSITORY is not set, but %s; set it to owner/name", why)
 	}
 	return nil
-}
-
-// startedByTheWorkflow reports the events the workflow's author starts, which need no check of
-// who acted.
-func startedByTheWorkflow(name string) bool {
-	switch name {
-	case event.Schedule, event.WorkflowDispatch, event.Push:
-		return true
-	}
-	return false
 }
 
 // markerOf names the progress comment of one workflow job, so re-runs edit their own comment

@@ -58,7 +58,7 @@ type plan struct {
 	home    string // the user's HOME, where agent sessions are saved
 	console io.Writer
 	gh      *hub
-	red     *report.Redactor
+	red     *report.Redactor // the Reporter's, set by run
 	// startBranch is the checkout's branch when the run started; "" when detached.
 	startBranch string
 	// cleanup bounds each step once the run is over (finishing the workspace, the comment and
@@ -80,7 +80,6 @@ func execute(ctx context.Context, sys System, raw inputs.Raw, workDir string) in
 		rep.Mask(s)
 	}
 	rep.Mask(p.gh.token)
-	p.red = rep.Redactor()
 	return p.run(ctx, rep)
 }
 
@@ -106,7 +105,7 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	if cfg.GitHub.OpenPR {
 		// The keys known only at the end get stand-ins, so a misspelt one fails now.
 		vals := prKeys(p.gh.eventArgs())
-		if _, _, err := renderPR(cfg.GitHub, vals); err != nil {
+		if _, _, err := renderPR(cfg.GitHub, vals, ""); err != nil {
 			errs = append(errs, err)
 		}
 		onPR := p.gh.event != nil && p.gh.event.PR != nil
@@ -195,7 +194,7 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 func (p *plan) checkNoPersistedToken() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	g := git.New(p.cfg.WorkingDirectory, p.gitEnv).WithConfig(p.gitConfig()...)
+	g := p.hostGit(p.cfg.WorkingDirectory)
 	out, err := g.Run(ctx, "config", "--local", "--includes", "--name-only", "--get-regexp", `^http\..*\.extraheader$`)
 	if err != nil || strings.TrimSpace(out) == "" {
 		return nil // exit 1: none set
@@ -281,6 +280,7 @@ func buildPrompt(cfg inputs.Config, source, target string, eventArgs map[string]
 // sandbox is stopped, the worktree is kept when it holds uncommitted work, and the commits made
 // so far are reported.
 func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
+	p.red = rep.Redactor()
 	end := rep.Group("Trigger")
 	d, err := p.gh.guard(ctx)
 	end()
@@ -353,7 +353,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 		rep.Error(err.Error())
 		return exitFailed, report.Comment{Phase: report.PhaseFailed, Status: statusFailed, Reason: err.Error()}
 	}
-	p.gh.findOrigin(ctx, git.New(cfg.WorkingDirectory, p.gitEnv).WithConfig(p.gitConfig()...))
+	p.gh.findOrigin(ctx, p.hostGit(cfg.WorkingDirectory))
 	ws, err := workspace.Prepare(ctx, p.gitEnv, workspace.Options{
 		RepoDir:        cfg.WorkingDirectory,
 		Strategy:       workspace.Strategy(cfg.BranchStrategy),
@@ -361,7 +361,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 		Name:           cfg.Name,
 		CopyToWorktree: cfg.CopyToWorktree,
 		GitConfig:      p.gitConfig(),
-		Fetch:          p.gh.fetch(cfg.WorkingDirectory, p.hostGitEnv()),
+		Fetch:          p.gh.fetch(cfg.WorkingDirectory, p.gitEnv, p.gitConfig()),
 		Log:            slog.New(slogHandler{rep}),
 	})
 	if err != nil {
@@ -375,7 +375,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 		return ws.Finish(cleanup, ok)
 	}
 
-	top, err := git.New(cfg.WorkingDirectory, p.gitEnv).WithConfig(p.gitConfig()...).TopLevel(ctx)
+	top, err := p.hostGit(cfg.WorkingDirectory).TopLevel(ctx)
 	if err != nil {
 		finish(false)
 		return failed(err)
@@ -399,13 +399,20 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	}
 
 	p.startBranch = ws.Target
-	start, err := ws.Head(ctx)
-	if err != nil {
-		finish(false)
-		return failed(err)
+	var lease string // where a lease push expects the remote branch
+	if cfg.GitHub.Push == inputs.PushLease {
+		start, err := ws.Head(ctx)
+		if err != nil {
+			finish(false)
+			return failed(err)
+		}
+		lease = p.lease(ctx, ws.Source, start)
 	}
-	lease := p.lease(ctx, ws.Source, start)
-	base, res, runErr := p.loop(ctx, ws, top, log, prog.update)
+	var onProgress func(run.Progress) // none without a comment to show it in
+	if prog != nil {
+		onProgress = prog.update
+	}
+	base, res, runErr := p.loop(ctx, ws, top, log, onProgress)
 	out, finishErr := finish(runErr == nil)
 	if runErr == nil && finishErr != nil {
 		runErr = finishErr
@@ -423,7 +430,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	}
 	if res.Output != nil {
 		var skipped []string
-		outputs.Fields, skipped = report.FieldOutputs(res.Output.JSON, inputs.OutputNames)
+		outputs.Fields, skipped = report.FieldOutputs(res.Output.JSON)
 		for _, name := range skipped {
 			log.Status("No output for the structured output's field %q: the name is not usable as an output name or is taken", name)
 		}
@@ -510,7 +517,7 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, lo
 		sb = container
 		defer closeSandbox(ctx, sb, log)
 		if copied {
-			synced := &syncedRepo{repoView: repoView{ws}, sb: container, host: git.New(ws.Dir, p.gitEnv).WithConfig(p.gitConfig()...)}
+			synced := &syncedRepo{repoView: repoView{ws}, sb: container, host: p.hostGit(ws.Dir)}
 			repo = synced
 			defer synced.finish(ctx, log) // before closeSandbox: the container must still be there
 		}
@@ -597,7 +604,7 @@ func (p *plan) agentVars(ctx context.Context, ws *workspace.Workspace) (map[stri
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
-	g := git.New(ws.Dir, p.gitEnv).WithConfig(p.gitConfig()...)
+	g := p.hostGit(ws.Dir)
 	for _, id := range []struct{ key, env, fallback string }{
 		{"user.name", "NAME", "sandcastle-agent[bot]"},
 		{"user.email", "EMAIL", "sandcastle-agent[bot]@users.noreply.github.com"},
@@ -622,6 +629,12 @@ func (p *plan) agentVars(ctx context.Context, ws *workspace.Workspace) (map[stri
 // trust it.
 func (p *plan) gitConfig() []string {
 	return []string{"safe.directory=*"}
+}
+
+// hostGit is git on the host in dir, with the environment and configuration of every host git
+// command of the run.
+func (p *plan) hostGit(dir string) git.Repo {
+	return git.New(dir, p.gitEnv).WithConfig(p.gitConfig()...)
 }
 
 // configEnv passes git configuration key=value pairs as GIT_CONFIG_* variables.

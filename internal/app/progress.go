@@ -27,14 +27,14 @@ type progress struct {
 	id   int64 // the comment; 0 when none could be made
 	url  string
 
-	mu      sync.Mutex
+	mu      sync.Mutex // guards state and changed, which update writes from the loop
 	state   report.Comment
 	changed bool
-	warned  bool
 	wake    chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
-	cancel  context.CancelFunc // stops an edit in flight when the run ends
+
+	warned bool               // only the editing goroutine, then finish, touch it
+	stop   context.CancelFunc // ends the editing goroutine, and any edit in flight
+	done   chan struct{}
 }
 
 // startProgress posts the comment (or finds it from an earlier run of the same job) and starts
@@ -43,7 +43,7 @@ func startProgress(ctx context.Context, h *hub, red *report.Redactor, warn func(
 	if !h.comments() {
 		return nil
 	}
-	p := &progress{h: h, red: red, warn: warn, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	p := &progress{h: h, red: red, warn: warn, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	p.state = report.Comment{Phase: report.PhaseWorking, RunURL: h.runURL}
 	c, _, err := h.api.UpsertComment(ctx, h.owner, h.repo, h.issue, h.marker, p.body(p.state))
 	if err != nil {
@@ -51,8 +51,8 @@ func startProgress(ctx context.Context, h *hub, red *report.Redactor, warn func(
 		return nil
 	}
 	p.id, p.url = c.ID, c.URL
-	loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p.cancel = cancel
+	loopCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	p.stop = stop
 	go p.loop(loopCtx)
 	return p
 }
@@ -66,11 +66,8 @@ func (p *progress) edit(ctx context.Context, c report.Comment) {
 	if err == nil || ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return
 	}
-	p.mu.Lock()
-	first := !p.warned
-	p.warned = true
-	p.mu.Unlock()
-	if first {
+	if !p.warned {
+		p.warned = true
 		p.warn("progress comment: " + err.Error())
 	}
 }
@@ -79,9 +76,6 @@ func (p *progress) body(c report.Comment) string { return p.red.Redact(report.Co
 
 // update records where the run stands; a tool call without one keeps the last one shown.
 func (p *progress) update(r run.Progress) {
-	if p == nil {
-		return
-	}
 	p.mu.Lock()
 	p.state.Iteration, p.state.MaxIterations, p.state.Commits = r.Iteration, r.MaxIterations, r.Commits
 	if r.LastTool != "" {
@@ -99,7 +93,7 @@ func (p *progress) loop(ctx context.Context) {
 	defer close(p.done)
 	for {
 		select {
-		case <-p.stop:
+		case <-ctx.Done():
 			return
 		case <-p.wake:
 		}
@@ -111,25 +105,21 @@ func (p *progress) loop(ctx context.Context) {
 			p.edit(ctx, state)
 		}
 		select {
-		case <-p.stop:
+		case <-ctx.Done():
 			return
 		case <-time.After(progressInterval):
 		}
 	}
 }
 
-// finish stops the updates and writes the final state; it returns the comment's URL.
-func (p *progress) finish(ctx context.Context, final report.Comment) string {
+// finish stops the updates and writes the final state.
+func (p *progress) finish(ctx context.Context, final report.Comment) {
 	if p == nil {
-		return ""
+		return
 	}
-	close(p.stop)
-	p.cancel()
+	p.stop()
 	<-p.done
 	final.RunURL = p.h.runURL
-	p.mu.Lock()
 	p.warned = false // the final state matters: say so if it cannot be written
-	p.mu.Unlock()
 	p.edit(ctx, final)
-	return p.url
 }

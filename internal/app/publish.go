@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/githubapi"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
@@ -67,12 +65,13 @@ func (p *plan) lease(ctx context.Context, branch, start string) string {
 	if branch == "" {
 		return ""
 	}
-	g := git.New(p.cfg.WorkingDirectory, p.gitEnv).WithConfig(p.gitConfig()...)
-	remote := ""
-	if sha, err := g.Run(ctx, "rev-parse", "--verify", "--quiet", "refs/remotes/origin/"+branch); err == nil {
-		remote = strings.TrimSpace(sha)
-	} else if e := p.gh.event; e != nil && e.PR != nil && e.PR.HeadRef == branch && !e.PR.Fork {
-		remote = e.PR.HeadSHA
+	g := p.hostGit(p.cfg.WorkingDirectory)
+	remote, err := g.Resolve(ctx, "refs/remotes/origin/"+branch)
+	if err != nil {
+		remote = ""
+		if e := p.gh.event; e != nil && e.PR != nil && e.PR.HeadRef == branch && !e.PR.Fork {
+			remote = e.PR.HeadSHA
+		}
 	}
 	if remote == "" || remote == start {
 		return remote
@@ -98,7 +97,8 @@ func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, l
 	}
 	r, err := push.Push(ctx, push.Options{
 		Dir:            p.cfg.WorkingDirectory,
-		Env:            p.hostGitEnv(),
+		Env:            p.gitEnv,
+		GitConfig:      p.gitConfig(),
 		Branch:         o.Branch,
 		Mode:           mode,
 		Lease:          lease,
@@ -120,7 +120,7 @@ func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, l
 	case r.Skipped != "":
 		log.Status("Not pushed: %s", r.Skipped)
 	default:
-		log.Status("Pushed %s (%s)", r.Branch, shortSHA(r.SHA))
+		log.Status("Pushed %s (%s)", o.Branch, report.ShortSHA(r.SHA))
 	}
 	if !p.cfg.GitHub.OpenPR || !ok {
 		return nil
@@ -138,12 +138,6 @@ func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, l
 	return nil
 }
 
-// hostGitEnv is the environment of the host's git commands outside package git's own
-// configuration: the base variables and our configuration, through the environment.
-func (p *plan) hostGitEnv() []string {
-	return append(slices.Clip(p.gitEnv), configEnv(p.gitConfig())...)
-}
-
 // recoveryBranch names the branch that takes the commits when branch moved on the remote.
 func (p *plan) recoveryBranch(branch string) string {
 	id := p.gh.runID
@@ -159,7 +153,11 @@ func (p *plan) upsertPR(ctx context.Context, o report.Outputs, res run.Result) (
 		return githubapi.PR{}, false, fmt.Errorf("input %q: no branch to merge %s into: the run started on it (or on a detached HEAD) and no pull request names a base; set pr-base", inputs.InputPRBase, o.Branch)
 	}
 	vals := p.prValues(o, res, base)
-	title, body, err := renderPR(p.cfg.GitHub, vals)
+	onlySubject := ""
+	if len(res.Commits) == 1 {
+		onlySubject = res.Commits[0].Subject
+	}
+	title, body, err := renderPR(p.cfg.GitHub, vals, onlySubject)
 	if err != nil {
 		return githubapi.PR{}, false, err
 	}
@@ -204,7 +202,7 @@ func (p *plan) prValues(o report.Outputs, res run.Result, base string) map[strin
 	}
 	var commits strings.Builder
 	for _, c := range res.Commits {
-		fmt.Fprintf(&commits, "- %s %s\n", shortSHA(c.SHA), c.Subject)
+		fmt.Fprintf(&commits, "- %s %s\n", report.ShortSHA(c.SHA), c.Subject)
 	}
 	vals["BRANCH"] = o.Branch
 	vals["BASE"] = base
@@ -213,10 +211,13 @@ func (p *plan) prValues(o report.Outputs, res run.Result, base string) map[strin
 	vals["SUMMARY"] = summaryText(res.Final, p.cfg.CompletionSignals)
 	vals["OUTPUT"] = o.Output
 	vals["STATUS"] = o.Status
-	if len(res.Commits) == 1 {
-		vals["COMMIT_SUBJECT"] = res.Commits[0].Subject
-	}
 	return vals
+}
+
+// prRunKeys are the keys pr-title and pr-body get from the run, beside the event's; a test
+// keeps them equal to what prValues sets.
+func prRunKeys() []string {
+	return []string{"BRANCH", "BASE", "COMMITS", "COMMIT_COUNT", "SUMMARY", "OUTPUT", "STATUS"}
 }
 
 // prKeys are the keys of prValues, with stand-in values, to check templates before a run.
@@ -225,7 +226,7 @@ func prKeys(eventArgs map[string]string) map[string]string {
 	for k, v := range eventArgs {
 		vals[k] = v
 	}
-	for _, k := range []string{"BRANCH", "BASE", "COMMITS", "COMMIT_COUNT", "SUMMARY", "OUTPUT", "STATUS"} {
+	for _, k := range prRunKeys() {
 		vals[k] = k
 	}
 	return vals
@@ -239,9 +240,10 @@ func summaryText(final string, signals []string) string {
 	return strings.TrimSpace(final)
 }
 
-// renderPR fills the title and body templates, or the built-in ones.
-func renderPR(g inputs.GitHubConfig, vals map[string]string) (title, body string, err error) {
-	title, body = defaultPRTitle(vals), defaultPRBody(vals)
+// renderPR fills the title and body templates, or the built-in ones. onlySubject is the subject
+// of the run's one commit, "" unless it made exactly one: the default title without an issue.
+func renderPR(g inputs.GitHubConfig, vals map[string]string, onlySubject string) (title, body string, err error) {
+	title, body = defaultPRTitle(vals, onlySubject), defaultPRBody(vals)
 	if g.PRTitle != "" {
 		if title, err = fill(inputs.InputPRTitle, g.PRTitle, vals); err != nil {
 			return "", "", err
@@ -271,12 +273,12 @@ func fill(input, text string, vals map[string]string) (string, error) {
 	return t.Text(), nil
 }
 
-func defaultPRTitle(vals map[string]string) string {
+func defaultPRTitle(vals map[string]string, onlySubject string) string {
 	if n, ok := vals["ISSUE_NUMBER"]; ok && vals["PR_NUMBER"] == "" {
 		return "Fix #" + n + ": " + vals["ISSUE_TITLE"]
 	}
-	if s := vals["COMMIT_SUBJECT"]; s != "" {
-		return s
+	if onlySubject != "" {
+		return onlySubject
 	}
 	return "Sandcastle: " + vals["BRANCH"]
 }
@@ -294,11 +296,4 @@ func defaultPRBody(vals map[string]string) string {
 	}
 	b.WriteString("_Opened by Sandcastle._")
 	return b.String()
-}
-
-func shortSHA(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -8,6 +10,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/githubapi"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
+	"github.com/sandcastle-action/sandcastle/internal/run"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
@@ -75,22 +78,23 @@ func TestRenderPR(t *testing.T) {
 	issue := map[string]string{"ISSUE_NUMBER": "42", "ISSUE_TITLE": "Login fails", "BRANCH": "sandcastle/issue-42",
 		"COMMITS": "- abc1234 Fix login", "SUMMARY": "Fixed the redirect."}
 	tests := []struct {
-		name      string
-		g         inputs.GitHubConfig
-		vals      map[string]string
-		wantTitle string
-		wantBody  []string // substrings
+		name        string
+		g           inputs.GitHubConfig
+		vals        map[string]string
+		onlySubject string
+		wantTitle   string
+		wantBody    []string // substrings
 	}{
-		{"issue_defaults", inputs.GitHubConfig{}, issue, "Fix #42: Login fails", []string{"Closes #42", "Fixed the redirect.", "- abc1234 Fix login"}},
-		{"one_commit_no_issue", inputs.GitHubConfig{}, map[string]string{"COMMIT_SUBJECT": "Bump deps", "BRANCH": "b"}, "Bump deps", []string{"_Opened by Sandcastle._"}},
-		{"nothing_known", inputs.GitHubConfig{}, map[string]string{"BRANCH": "b"}, "Sandcastle: b", nil},
-		{"templates", inputs.GitHubConfig{PRTitle: "[bot] {{ISSUE_TITLE}}\n(#{{ISSUE_NUMBER}})", PRBody: "Work for #{{ISSUE_NUMBER}} !`rm -rf /`\n{{COMMITS}}"}, issue,
+		{"issue_defaults", inputs.GitHubConfig{}, issue, "", "Fix #42: Login fails", []string{"Closes #42", "Fixed the redirect.", "- abc1234 Fix login"}},
+		{"one_commit_no_issue", inputs.GitHubConfig{}, map[string]string{"BRANCH": "b"}, "Bump deps", "Bump deps", []string{"_Opened by Sandcastle._"}},
+		{"nothing_known", inputs.GitHubConfig{}, map[string]string{"BRANCH": "b"}, "", "Sandcastle: b", nil},
+		{"templates", inputs.GitHubConfig{PRTitle: "[bot] {{ISSUE_TITLE}}\n(#{{ISSUE_NUMBER}})", PRBody: "Work for #{{ISSUE_NUMBER}} !`rm -rf /`\n{{COMMITS}}"}, issue, "",
 			"[bot] Login fails (#42)", []string{"Work for #42 !`rm -rf /`", "- abc1234 Fix login"}},
-		{"long_title_cut", inputs.GitHubConfig{PRTitle: strings.Repeat("é", 300)}, issue, strings.Repeat("é", 255) + "…", nil},
+		{"long_title_cut", inputs.GitHubConfig{PRTitle: strings.Repeat("é", 300)}, issue, "", strings.Repeat("é", 255) + "…", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			title, body, err := renderPR(tt.g, tt.vals)
+			title, body, err := renderPR(tt.g, tt.vals, tt.onlySubject)
 			if err != nil {
 				t.Fatalf("renderPR: %v", err)
 			}
@@ -107,7 +111,7 @@ func TestRenderPR(t *testing.T) {
 }
 
 func TestRenderPRUnknownKeyNamesTheInput(t *testing.T) {
-	_, _, err := renderPR(inputs.GitHubConfig{PRTitle: "{{ISSUE_TITEL}}"}, prKeys(nil))
+	_, _, err := renderPR(inputs.GitHubConfig{PRTitle: "{{ISSUE_TITEL}}"}, prKeys(nil), "")
 	if err == nil || !strings.Contains(err.Error(), `input "pr-title"`) || !strings.Contains(err.Error(), "ISSUE_TITEL") {
 		t.Errorf("error = %v, want one naming pr-title and the unknown key", err)
 	}
@@ -171,5 +175,15 @@ func TestOpenLinkedPRsLeavesOutARunsOwn(t *testing.T) {
 	}
 	if len(prs) != 1 || prs[0].Number != 8 {
 		t.Errorf("linked pull requests = %+v, want only #8, the colleague's", prs)
+	}
+}
+
+// TestPRValuesHaveTheCheckedKeys: the keys a template is checked against before the run are
+// the keys it gets after it.
+func TestPRValuesHaveTheCheckedKeys(t *testing.T) {
+	p := &plan{gh: &hub{}}
+	got := slices.Sorted(maps.Keys(p.prValues(report.Outputs{}, run.Result{}, "main")))
+	if want := slices.Sorted(slices.Values(prRunKeys())); !slices.Equal(got, want) {
+		t.Errorf("prValues keys = %q, want prRunKeys %q", got, want)
 	}
 }

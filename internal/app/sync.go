@@ -39,7 +39,7 @@ func (r *syncedRepo) Commits(ctx context.Context, base string) ([]run.Commit, er
 // finish brings out what the last iteration committed, whichever way the run ended, and warns
 // about the changes left uncommitted in the container, which are lost with it.
 func (r *syncedRepo) finish(ctx context.Context, log *report.Log) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	ctx, cancel := afterRun(ctx, cleanupTimeout)
 	defer cancel()
 	if err := r.sync(ctx); err != nil {
 		log.Warning("%v", err)

@@ -9,13 +9,11 @@ import (
 	"strings"
 )
 
-// DefaultTriggerPhrases returns the phrases a comment must contain when Policy names none.
-func DefaultTriggerPhrases() []string { return []string{"/sandcastle", "@sandcastle"} }
-
 // Policy is who and what may start a run.
 type Policy struct {
 	// TriggerPhrases are matched case-insensitively in comment bodies, as whole words, outside
-	// quoted lines and hidden text. Empty means DefaultTriggerPhrases.
+	// quoted lines and hidden text. The caller supplies them (the trigger-phrases input, with
+	// its defaults); with none, no comment starts a run.
 	TriggerPhrases []string
 	// TriggerLabel is the only label whose labeled event starts a run; "" lets any label.
 	TriggerLabel string
@@ -81,9 +79,10 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 	if e == nil {
 		return Decision{}, errors.New("decide: no event")
 	}
-	switch e.Name {
-	case Schedule, WorkflowDispatch, Push:
+	if StartedByWorkflow(e.Name) {
 		return proceed(), nil
+	}
+	switch e.Name {
 	case IssueComment, PullRequestReviewComment:
 		if e.Comment == nil {
 			return Decision{}, fmt.Errorf("decide %s: event has no comment", e.Name)
@@ -92,7 +91,7 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 		if e.Action != "" && e.Action != "created" {
 			return skip("comment was %s, not created", e.Action), nil
 		}
-		if !hasTrigger(e.Comment.Body, p.phrases()) {
+		if !hasTrigger(e.Comment.Body, p.TriggerPhrases) {
 			return skip("comment has no trigger phrase"), nil
 		}
 	case Issues, PullRequest, PullRequestTarget:
@@ -117,11 +116,14 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 	return proceed(), nil
 }
 
-func (p Policy) phrases() []string {
-	if len(p.TriggerPhrases) == 0 {
-		return DefaultTriggerPhrases()
+// StartedByWorkflow reports whether the event named name is one the workflow's author starts
+// (schedule, workflow_dispatch, push): it runs without any check of who acted.
+func StartedByWorkflow(name string) bool {
+	switch name {
+	case Schedule, WorkflowDispatch, Push:
+		return true
 	}
-	return p.TriggerPhrases
+	return false
 }
 
 func checkActor(ctx context.Context, e *Event, p Policy, perms Permissions) (Decision, error) {
@@ -129,7 +131,7 @@ func checkActor(ctx context.Context, e *Event, p Policy, perms Permissions) (Dec
 	if actor == "" {
 		return refuse("event has no sender to check permissions for"), nil
 	}
-	if isBot(e) {
+	if e.IsBot() {
 		switch {
 		case containsBot(p.AllowedBots, actor):
 			return proceed(), nil
@@ -178,10 +180,10 @@ func checkLinkedPRs(ctx context.Context, issue int, perms Permissions) (Decision
 	return proceed(), nil
 }
 
-// isBot takes either signal: user logins cannot contain brackets, so a "[bot]" login is never a
-// person, whatever type the payload claims. The suffix only ever marks a bot as untrusted; what
-// trusts one is its name in AllowedBots.
-func isBot(e *Event) bool {
+// IsBot reports whether a bot acted. It takes either signal: user logins cannot contain
+// brackets, so a "[bot]" login is never a person, whatever type the payload claims. The suffix
+// only ever marks a bot as untrusted; what trusts one is its name in AllowedBots.
+func (e *Event) IsBot() bool {
 	return strings.EqualFold(e.ActorType, "Bot") || strings.HasSuffix(strings.ToLower(e.Actor), "[bot]")
 }
 

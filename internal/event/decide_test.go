@@ -30,6 +30,15 @@ func (f fakePerms) OpenLinkedPRs(ctx context.Context, issue int) ([]LinkedPR, er
 	return f.linkedPRs(issue)
 }
 
+// withDefaultPhrases gives p the trigger-phrases input's defaults when it names none, as the
+// action does.
+func withDefaultPhrases(p Policy) Policy {
+	if p.TriggerPhrases == nil {
+		p.TriggerPhrases = []string{"/sandcastle", "@sandcastle"}
+	}
+	return p
+}
+
 func TestDecide(t *testing.T) {
 	perm := func(p string) func(string) (string, error) {
 		return func(string) (string, error) { return p, nil }
@@ -156,7 +165,7 @@ func TestDecide(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			perms := fakePerms{t: t, permission: tt.permission, linkedPRs: tt.linkedPRs}
-			got, err := Decide(t.Context(), tt.event, tt.policy, perms)
+			got, err := Decide(t.Context(), tt.event, withDefaultPhrases(tt.policy), perms)
 			if err != nil {
 				t.Fatalf("Decide: %v", err)
 			}
@@ -209,7 +218,7 @@ func TestDecideLookUpErrorsPropagate(t *testing.T) {
 
 func TestDecideNilPermissions(t *testing.T) {
 	e := &Event{Name: IssueComment, Action: "created", Actor: "mona", Issue: &Issue{Number: 1}, Comment: &Comment{Body: "/sandcastle"}}
-	if _, err := Decide(t.Context(), e, Policy{}, nil); err == nil {
+	if _, err := Decide(t.Context(), e, withDefaultPhrases(Policy{}), nil); err == nil {
 		t.Error("Decide with nil Permissions needing a look-up: want an error")
 	}
 	if _, err := Decide(t.Context(), nil, Policy{}, nil); err == nil {
@@ -245,7 +254,7 @@ func TestDecideFixtures(t *testing.T) {
 				}
 				return "read", nil
 			}}
-			d, err := Decide(t.Context(), e, tt.policy, perms)
+			d, err := Decide(t.Context(), e, withDefaultPhrases(tt.policy), perms)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 )
 
 // Event names this package understands. Any other name loads as an Event with only Name set.
@@ -26,31 +25,24 @@ const (
 // zero: a schedule payload has no sender and no repository, so the caller fills Repository
 // from GITHUB_REPOSITORY when it needs one.
 type Event struct {
-	Name       string // GITHUB_EVENT_NAME
-	Action     string // "opened", "labeled", "created", …; empty for schedule, push, workflow_dispatch
-	Actor      string // sender.login
-	ActorType  string // sender.type: "User", "Bot" or "Organization"
-	Repository string // owner/name
-	Owner      string
-	Repo       string
+	Name       string   // GITHUB_EVENT_NAME
+	Action     string   // "opened", "labeled", "created", …; empty for schedule, push, workflow_dispatch
+	Actor      string   // sender.login
+	ActorType  string   // sender.type: "User", "Bot" or "Organization"
+	Repository string   // owner/name
 	Issue      *Issue   // issues, issue_comment
 	PR         *PR      // pull_request, pull_request_target, pull_request_review_comment
 	Comment    *Comment // issue_comment, pull_request_review_comment
 	Label      string   // the label added (labeled) or removed (unlabeled)
-	Inputs     map[string]string
 }
 
 // Issue is an issue, or a pull request seen through the issues API (an issue_comment on a pull
 // request), in which case IsPR is set and head and base are unknown.
 type Issue struct {
-	Number            int
-	Title             string
-	Body              string
-	State             string // "open" or "closed"
-	Labels            []string
-	IsPR              bool
-	Author            string
-	AuthorAssociation string // OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, …
+	Number int
+	Title  string
+	Body   string
+	IsPR   bool
 }
 
 // PR is a pull request.
@@ -58,33 +50,27 @@ type PR struct {
 	Number  int
 	Title   string
 	Body    string
-	State   string // "open" or "closed"
 	HeadRef string
 	BaseRef string
 	HeadSHA string
-	Author  string
 	Fork    bool // the head lives in another repository (or one since deleted)
 }
 
 // Comment is an issue comment or a pull request review comment.
 type Comment struct {
-	ID                int64
-	Body              string
-	Author            string
-	AuthorAssociation string
+	Body string
 }
 
 // payload mirrors the webhook fields Load reads; GitHub documents these shapes under
 // "Webhook events and payloads".
 type payload struct {
-	Action      string                     `json:"action"`
-	Sender      *account                   `json:"sender"`
-	Repository  *repository                `json:"repository"`
-	Issue       *issuePayload              `json:"issue"`
-	PullRequest *pullPayload               `json:"pull_request"`
-	Comment     *commentPayload            `json:"comment"`
-	Label       *label                     `json:"label"`
-	Inputs      map[string]json.RawMessage `json:"inputs"`
+	Action      string          `json:"action"`
+	Sender      *account        `json:"sender"`
+	Repository  *repository     `json:"repository"`
+	Issue       *issuePayload   `json:"issue"`
+	PullRequest *pullPayload    `json:"pull_request"`
+	Comment     *commentPayload `json:"comment"`
+	Label       *label          `json:"label"`
 }
 
 type label struct {
@@ -103,26 +89,20 @@ type repository struct {
 }
 
 type issuePayload struct {
-	Number            int     `json:"number"`
-	Title             string  `json:"title"`
-	Body              string  `json:"body"`
-	State             string  `json:"state"`
-	User              account `json:"user"`
-	AuthorAssociation string  `json:"author_association"`
-	Labels            []label `json:"labels"`
-	PullRequest       *struct {
+	Number      int    `json:"number"`
+	Title       string `json:"title"`
+	Body        string `json:"body"`
+	PullRequest *struct {
 		URL string `json:"url"`
 	} `json:"pull_request"`
 }
 
 type pullPayload struct {
-	Number int     `json:"number"`
-	Title  string  `json:"title"`
-	Body   string  `json:"body"`
-	State  string  `json:"state"`
-	User   account `json:"user"`
-	Head   gitRef  `json:"head"`
-	Base   gitRef  `json:"base"`
+	Number int    `json:"number"`
+	Title  string `json:"title"`
+	Body   string `json:"body"`
+	Head   gitRef `json:"head"`
+	Base   gitRef `json:"base"`
 }
 
 type gitRef struct {
@@ -134,10 +114,7 @@ type gitRef struct {
 }
 
 type commentPayload struct {
-	ID                int64   `json:"id"`
-	Body              string  `json:"body"`
-	User              account `json:"user"`
-	AuthorAssociation string  `json:"author_association"`
+	Body string `json:"body"`
 }
 
 // Load reads the event named name (GITHUB_EVENT_NAME) from the JSON payload at path
@@ -188,9 +165,9 @@ func fromPayload(name string, p *payload) (*Event, error) {
 		e.Actor, e.ActorType = p.Sender.Login, p.Sender.Type
 	}
 	if r := p.Repository; r != nil {
-		e.Owner, e.Repo, e.Repository = r.Owner.Login, r.Name, r.FullName
-		if e.Repository == "" && e.Owner != "" && e.Repo != "" {
-			e.Repository = e.Owner + "/" + e.Repo
+		e.Repository = r.FullName
+		if e.Repository == "" && r.Owner.Login != "" && r.Name != "" {
+			e.Repository = r.Owner.Login + "/" + r.Name
 		}
 	}
 
@@ -221,8 +198,6 @@ func fromPayload(name string, p *payload) (*Event, error) {
 			return nil, err
 		}
 		e.PR, e.Comment = prFrom(p.PullRequest), commentFrom(p.Comment)
-	case WorkflowDispatch:
-		e.Inputs = inputsFrom(p.Inputs)
 	}
 	if p.Label != nil && (e.Issue != nil || e.PR != nil) {
 		e.Label = p.Label.Name
@@ -231,19 +206,7 @@ func fromPayload(name string, p *payload) (*Event, error) {
 }
 
 func issueFrom(p *issuePayload) *Issue {
-	is := &Issue{
-		Number:            p.Number,
-		Title:             p.Title,
-		Body:              p.Body,
-		State:             p.State,
-		IsPR:              p.PullRequest != nil,
-		Author:            p.User.Login,
-		AuthorAssociation: p.AuthorAssociation,
-	}
-	for _, l := range p.Labels {
-		is.Labels = append(is.Labels, l.Name)
-	}
-	return is
+	return &Issue{Number: p.Number, Title: p.Title, Body: p.Body, IsPR: p.PullRequest != nil}
 }
 
 func prFrom(p *pullPayload) *PR {
@@ -253,35 +216,15 @@ func prFrom(p *pullPayload) *PR {
 		Number:  p.Number,
 		Title:   p.Title,
 		Body:    p.Body,
-		State:   p.State,
 		HeadRef: p.Head.Ref,
 		BaseRef: p.Base.Ref,
 		HeadSHA: p.Head.SHA,
-		Author:  p.User.Login,
 		Fork:    fork,
 	}
 }
 
 func commentFrom(p *commentPayload) *Comment {
-	return &Comment{ID: p.ID, Body: p.Body, Author: p.User.Login, AuthorAssociation: p.AuthorAssociation}
-}
-
-// inputsFrom keeps workflow_dispatch inputs as text: strings as they are, anything else
-// (a boolean or number sent through the API) as its JSON spelling, null as "".
-func inputsFrom(raw map[string]json.RawMessage) map[string]string {
-	if raw == nil {
-		return nil
-	}
-	in := make(map[string]string, len(raw))
-	for k, v := range raw {
-		// Unmarshal leaves s empty for null.
-		if s := ""; json.Unmarshal(v, &s) == nil {
-			in[k] = s
-		} else {
-			in[k] = strings.TrimSpace(string(v))
-		}
-	}
-	return in
+	return &Comment{Body: p.Body}
 }
 
 // number formats an issue or pull request number for a prompt.

@@ -67,12 +67,11 @@ func New(o Options) (*Client, error) {
 	hc.Transport = newRetryTransport(next, o)
 
 	gh := github.NewClient(hc).WithAuthToken(o.Token)
-	public, err := isPublicAPI(o.APIURL)
+	u, err := enterpriseAPI(o.APIURL)
 	if err != nil {
 		return nil, err
 	}
-	if !public {
-		u, _ := url.Parse(o.APIURL) // checked by isPublicAPI
+	if u != nil {
 		// Uploads are never used; go-github only needs a well-formed URL on the same host.
 		uploads := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}).String()
 		if gh, err = gh.WithEnterpriseURLs(o.APIURL, uploads); err != nil {
@@ -82,11 +81,11 @@ func New(o Options) (*Client, error) {
 	return &Client{gh: gh}, nil
 }
 
-// isPublicAPI reports whether apiURL names github.com's API, and rejects values that are
-// not an http(s) URL of a host.
-func isPublicAPI(apiURL string) (bool, error) {
+// enterpriseAPI parses apiURL when it names a GitHub Enterprise Server API; it returns nil
+// for github.com's API and rejects values that are not an http(s) URL of a host.
+func enterpriseAPI(apiURL string) (*url.URL, error) {
 	if apiURL == "" || strings.TrimSuffix(apiURL, "/") == PublicAPIURL {
-		return true, nil
+		return nil, nil
 	}
 	u, err := url.Parse(apiURL)
 	if err != nil {
@@ -95,15 +94,15 @@ func isPublicAPI(apiURL string) (bool, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return false, fmt.Errorf("githubapi: GITHUB_API_URL is not a valid URL: %w", err)
+		return nil, fmt.Errorf("githubapi: GITHUB_API_URL is not a valid URL: %w", err)
 	}
 	if u.User != nil {
-		return false, errors.New("githubapi: GITHUB_API_URL must not contain credentials; pass the token separately")
+		return nil, errors.New("githubapi: GITHUB_API_URL must not contain credentials; pass the token separately")
 	}
 	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return false, fmt.Errorf("githubapi: GITHUB_API_URL %q is not an API URL: want %s or https://HOST/api/v3 for GitHub Enterprise Server", apiURL, PublicAPIURL)
+		return nil, fmt.Errorf("githubapi: GITHUB_API_URL %q is not an API URL: want %s or https://HOST/api/v3 for GitHub Enterprise Server", apiURL, PublicAPIURL)
 	}
-	return false, nil
+	return u, nil
 }
 
 // do sends a request built by go-github's client, for endpoints whose go-github method is

@@ -92,30 +92,6 @@ func TestNew_requires_token(t *testing.T) {
 	}
 }
 
-func TestGHES_host_only_url_reaches_api_v3(t *testing.T) {
-	// setup's fake fails any request outside /api/v3; give New the bare host, as a user
-	// might, and the requests must still land under it.
-	_, mux, serverURL, rec := setup(t)
-	client, err := New(Options{Token: testToken, APIURL: serverURL})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	mux.HandleFunc("/repos/o/r/collaborators/alice/permission", func(w http.ResponseWriter, r *http.Request) {
-		testMethod(t, r, "GET")
-		writeJSON(t, w, http.StatusOK, map[string]string{"permission": "admin"})
-	})
-	got, err := client.Permission(t.Context(), "o", "r", "alice")
-	if err != nil {
-		t.Fatalf("Permission: %v", err)
-	}
-	if want := "admin"; got != want {
-		t.Errorf("Permission = %q, want %q", got, want)
-	}
-	if got, want := rec.count("GET /repos/o/r/collaborators/alice/permission"), 1; got != want {
-		t.Errorf("requests under %s = %d, want %d", apiPrefix, got, want)
-	}
-}
-
 func TestToken_never_in_errors(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -131,7 +107,7 @@ func TestToken_never_in_errors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			client, mux, _, _ := setupWith(t, Options{MaxRetries: 1})
+			client, mux, _ := setupWith(t, Options{MaxRetries: 1})
 			mux.HandleFunc("/repos/o/r/issues/5/comments", func(w http.ResponseWriter, r *http.Request) {
 				for k, v := range tt.headers {
 					w.Header().Set(k, v)

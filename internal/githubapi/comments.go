@@ -3,7 +3,6 @@ package githubapi
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -49,7 +48,7 @@ func (c *Client) UpsertComment(ctx context.Context, owner, repo string, issue in
 			return Comment{}, false, wrap("list comments on "+object, err)
 		}
 		for _, cm := range comments {
-			if strings.Contains(cm.GetBody(), tag) && ours(cm) {
+			if Marked(cm.GetBody(), marker) && ours(cm) {
 				found = cm.GetID()
 			}
 		}

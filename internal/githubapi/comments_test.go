@@ -78,7 +78,7 @@ func (f *fakeComments) register(t *testing.T, mux *http.ServeMux) {
 const progressMarker = "sandcastle:progress:issue-5"
 
 func TestUpsertComment_edits_marked_comment_on_a_later_page(t *testing.T) {
-	client, mux, _, rec := setup(t)
+	client, mux, rec := setup(t)
 	fake := &fakeComments{}
 	fake.register(t, mux)
 	fake.add("please fix this")
@@ -119,7 +119,7 @@ func TestUpsertComment_edits_marked_comment_on_a_later_page(t *testing.T) {
 }
 
 func TestUpsertComment_created_once_then_edited(t *testing.T) {
-	client, mux, _, rec := setup(t)
+	client, mux, rec := setup(t)
 	fake := &fakeComments{}
 	fake.register(t, mux)
 	fake.add("please fix this")
@@ -159,7 +159,7 @@ func TestUpsertComment_created_once_then_edited(t *testing.T) {
 }
 
 func TestEditComment_keeps_the_marker(t *testing.T) {
-	client, mux, _, rec := setup(t)
+	client, mux, rec := setup(t)
 	fake := &fakeComments{}
 	fake.register(t, mux)
 	c := fake.add("old")
@@ -177,7 +177,7 @@ func TestEditComment_keeps_the_marker(t *testing.T) {
 }
 
 func TestEditComment_missing_comment_names_it(t *testing.T) {
-	client, mux, _, _ := setup(t)
+	client, mux, _ := setup(t)
 	(&fakeComments{}).register(t, mux)
 	_, err := client.EditComment(t.Context(), "o", "r", 999, "m", "x")
 	if got, want := fmt.Sprint(err), "githubapi: edit comment 999 in o/r: 404 Not Found"; got != want {
@@ -201,7 +201,7 @@ func TestUpsertComment_only_takes_over_its_own_kind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			client, mux, _, _ := setup(t)
+			client, mux, _ := setup(t)
 			fake := &fakeComments{}
 			fake.register(t, mux)
 			planted := fake.add("status <!-- " + progressMarker + " -->")

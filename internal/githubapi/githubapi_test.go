@@ -88,17 +88,23 @@ func (rec *recorder) handler(t *testing.T, next http.Handler) http.Handler {
 
 // setup starts a fake GitHub API under apiPrefix, in go-github's own test style, and a
 // Client pointed at it. Register handlers on mux with paths below the prefix.
-func setup(t *testing.T) (client *Client, mux *http.ServeMux, serverURL string, rec *recorder) {
+func setup(t *testing.T) (client *Client, mux *http.ServeMux, rec *recorder) {
 	t.Helper()
 	return setupWith(t, Options{})
 }
 
 // setupWith is setup with options; empty fields get test defaults (token, the fake's URL,
 // a recording Sleep, the fixed clock).
-func setupWith(t *testing.T, o Options) (client *Client, mux *http.ServeMux, serverURL string, rec *recorder) {
+func setupWith(t *testing.T, o Options) (client *Client, mux *http.ServeMux, rec *recorder) {
 	t.Helper()
 	rec = &recorder{calls: map[string]int{}, bodies: map[string][]string{}}
 	mux = http.NewServeMux()
+	// Without a catch-all, a request to a path no test registered gets the mux's plain 404,
+	// which the client reads as "not there" and some methods accept as success.
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("no handler for %s %s", r.Method, r.URL.Path)
+		http.Error(w, "no handler", http.StatusNotImplemented)
+	})
 	api := http.NewServeMux()
 	api.Handle(apiPrefix+"/", http.StripPrefix(apiPrefix, rec.handler(t, mux)))
 	api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -129,7 +135,7 @@ func setupWith(t *testing.T, o Options) (client *Client, mux *http.ServeMux, ser
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	return client, mux, server.URL, rec
+	return client, mux, rec
 }
 
 func testMethod(t *testing.T, r *http.Request, want string) {

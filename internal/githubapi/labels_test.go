@@ -7,7 +7,7 @@ import (
 )
 
 func TestAddLabels(t *testing.T) {
-	client, mux, _, rec := setup(t)
+	client, mux, rec := setup(t)
 	mux.HandleFunc("/repos/o/r/issues/5/labels", func(w http.ResponseWriter, r *http.Request) {
 		testMethod(t, r, "POST")
 		var labels []string
@@ -42,7 +42,7 @@ func TestRemoveLabel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			client, mux, _, rec := setup(t)
+			client, mux, rec := setup(t)
 			mux.HandleFunc("/repos/o/r/issues/5/labels/{label}", func(w http.ResponseWriter, r *http.Request) {
 				testMethod(t, r, "DELETE")
 				if got := r.PathValue("label"); got != tt.label {

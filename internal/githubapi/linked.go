@@ -20,16 +20,6 @@ type LinkedPR struct {
 	Body string
 }
 
-// FromCollaborator reports whether the author has a standing role in the repository, the
-// case in which the Action refuses to start a competing run.
-func (p LinkedPR) FromCollaborator() bool {
-	switch p.AuthorAssociation {
-	case "OWNER", "MEMBER", "COLLABORATOR":
-		return true
-	}
-	return false
-}
-
 // OpenLinkedPRs returns the open pull requests of owner/repo that reference issue, found
 // through the cross-referenced events of its timeline, oldest reference first.
 func (c *Client) OpenLinkedPRs(ctx context.Context, owner, repo string, issue int) ([]LinkedPR, error) {

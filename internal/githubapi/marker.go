@@ -15,6 +15,13 @@ func markerTag(marker string) (string, error) {
 	return "<!-- " + marker + " -->", nil
 }
 
+// Marked reports whether body carries the hidden tag of marker, as UpsertComment,
+// EditComment and UpsertPR write it. An invalid marker is never written, so it marks nothing.
+func Marked(body, marker string) bool {
+	tag, err := markerTag(marker)
+	return err == nil && strings.Contains(body, tag)
+}
+
 // withTag returns body carrying tag, appending it when absent.
 func withTag(body, tag string) string {
 	if strings.Contains(body, tag) {

@@ -25,7 +25,7 @@ func TestPermission(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			client, mux, _, rec := setup(t)
+			client, mux, rec := setup(t)
 			mux.HandleFunc("/repos/o/r/collaborators/alice/permission", func(w http.ResponseWriter, r *http.Request) {
 				testMethod(t, r, "GET")
 				w.Header().Set("Content-Type", "application/json")
@@ -47,7 +47,7 @@ func TestPermission(t *testing.T) {
 }
 
 func TestPermission_forbidden_is_a_clear_error(t *testing.T) {
-	client, mux, _, rec := setup(t)
+	client, mux, rec := setup(t)
 	mux.HandleFunc("/repos/o/r/collaborators/alice/permission", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(t, w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration"})
 	})
@@ -73,10 +73,15 @@ func TestPermission_forbidden_is_a_clear_error(t *testing.T) {
 }
 
 func TestPermission_escapes_bot_login(t *testing.T) {
-	client, mux, _, _ := setup(t)
+	client, mux, _ := setup(t)
 	mux.HandleFunc("/repos/o/r/collaborators/{user}/permission", func(w http.ResponseWriter, r *http.Request) {
 		if got, want := r.PathValue("user"), "dependabot[bot]"; got != want {
 			t.Errorf("user = %q, want %q", got, want)
+		}
+		// The brackets decode to the same user either way; only the raw path shows they
+		// were escaped.
+		if got, want := r.URL.EscapedPath(), "/repos/o/r/collaborators/dependabot%5Bbot%5D/permission"; got != want {
+			t.Errorf("escaped path = %q, want %q", got, want)
 		}
 		writeJSON(t, w, http.StatusOK, map[string]string{"permission": "read"})
 	})

@@ -42,7 +42,7 @@ func (c *Client) UpsertPR(ctx context.Context, s PRSpec) (pr PR, created bool, e
 	}
 	body := withTag(s.Body, tag)
 
-	found, err := c.findOpenPR(ctx, s.Owner, s.Repo, head, tag)
+	found, err := c.findOpenPR(ctx, s.Owner, s.Repo, head, s.Marker)
 	if err != nil {
 		return PR{}, false, err
 	}
@@ -68,9 +68,9 @@ func (c *Client) UpsertPR(ctx context.Context, s PRSpec) (pr PR, created bool, e
 	return PR{}, false, wrap("create pull request in "+repo, err)
 }
 
-// findOpenPR returns the number of the newest open pull request from head whose body holds
-// tag (any, when tag is empty), or 0.
-func (c *Client) findOpenPR(ctx context.Context, owner, repo, head, tag string) (int, error) {
+// findOpenPR returns the number of the newest open pull request from head whose body carries
+// marker (any, when marker is empty), or 0.
+func (c *Client) findOpenPR(ctx context.Context, owner, repo, head, marker string) (int, error) {
 	opts := &github.PullRequestListOptions{State: "open", Head: head, ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		pulls, resp, err := c.gh.PullRequests.List(ctx, owner, repo, opts)
@@ -83,7 +83,7 @@ func (c *Client) findOpenPR(ctx context.Context, owner, repo, head, tag string) 
 			if label := p.GetHead().GetLabel(); label != "" && !strings.EqualFold(label, head) {
 				continue
 			}
-			if strings.Contains(p.GetBody(), tag) {
+			if marker == "" || Marked(p.GetBody(), marker) {
 				return p.GetNumber(), nil
 			}
 		}

@@ -128,7 +128,7 @@ func specForIssue5(title string) PRSpec {
 }
 
 func TestUpsertPR_created_then_updated_on_rerun(t *testing.T) {
-	client, mux, _, rec := setup(t)
+	client, mux, rec := setup(t)
 	fake := &fakePulls{}
 	fake.register(t, mux)
 	// Noise the marker search must skip: another issue's PR from another head.
@@ -196,7 +196,7 @@ func TestUpsertPR_created_then_updated_on_rerun(t *testing.T) {
 
 func TestUpsertPR_unprocessable(t *testing.T) {
 	t.Run("no_commits_is_a_clear_error", func(t *testing.T) {
-		client, mux, _, rec := setup(t)
+		client, mux, rec := setup(t)
 		(&fakePulls{noCommits: true}).register(t, mux)
 		_, _, err := client.UpsertPR(t.Context(), specForIssue5("Fix #5"))
 		if err == nil {
@@ -213,7 +213,7 @@ func TestUpsertPR_unprocessable(t *testing.T) {
 		}
 	})
 	t.Run("already_exists_updates_that_pr", func(t *testing.T) {
-		client, mux, _, rec := setup(t)
+		client, mux, rec := setup(t)
 		fake := &fakePulls{}
 		fake.register(t, mux)
 		human := fake.add("o:agent/issue-5", "opened by hand, no marker")
@@ -243,7 +243,7 @@ func TestUpsertPR_unprocessable(t *testing.T) {
 }
 
 func TestUpsertPR_rejects_bad_marker_before_any_request(t *testing.T) {
-	client, _, _, rec := setup(t)
+	client, _, rec := setup(t)
 	spec := specForIssue5("Fix #5")
 	spec.Marker = "a -- b"
 	if _, _, err := client.UpsertPR(t.Context(), spec); err == nil || !strings.Contains(err.Error(), "invalid marker") {

@@ -65,12 +65,12 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !ok {
 			return resp, nil
 		}
+		// Retried or given up, a refused response is never returned: free its connection.
+		drain(resp.Body)
 		if !rewindable || retries >= t.maxRetries || refused.wait > t.maxWait {
-			drain(resp.Body)
 			return nil, &RetryError{Method: req.Method, Path: req.URL.Path, Status: resp.StatusCode,
 				RateLimited: refused.rateLimited, Retries: retries, Reset: refused.reset}
 		}
-		drain(resp.Body)
 		t.log.InfoContext(req.Context(), "waiting for the GitHub API",
 			"request", req.Method+" "+req.URL.Path, "status", resp.StatusCode,
 			"wait", refused.wait, "retry", retries+1, "of", t.maxRetries)

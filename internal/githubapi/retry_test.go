@@ -85,7 +85,7 @@ func TestRetry_waits_then_succeeds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			client, mux, _, rec := setup(t)
+			client, mux, rec := setup(t)
 			mux.HandleFunc(permissionPath, script(t, tt.answers...))
 			got, err := client.Permission(t.Context(), "o", "r", "alice")
 			if err != nil {
@@ -134,7 +134,7 @@ func TestRetry_gives_up_with_a_clear_error(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			client, mux, _, rec := setupWith(t, Options{MaxRetries: 2})
+			client, mux, rec := setupWith(t, Options{MaxRetries: 2})
 			mux.HandleFunc(permissionPath, script(t, tt.answer))
 			_, err := client.Permission(t.Context(), "o", "r", "alice")
 			if err == nil {
@@ -163,7 +163,7 @@ func TestRetry_gives_up_with_a_clear_error(t *testing.T) {
 func TestRetry_never_for_client_errors(t *testing.T) {
 	for _, status := range []int{401, 403, 404, 422, 500} {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
-			client, mux, _, rec := setup(t)
+			client, mux, rec := setup(t)
 			mux.HandleFunc("/repos/o/r/issues/5/labels", script(t, answer{status: status, body: `{"message":"no"}`}))
 			err := client.AddLabels(t.Context(), "o", "r", 5, "agent:in-progress")
 			if err == nil {
@@ -184,7 +184,7 @@ func TestRetry_never_for_client_errors(t *testing.T) {
 
 func TestRetry_post_resends_body_on_rate_limit_but_not_on_gateway_error(t *testing.T) {
 	t.Run("rate_limit", func(t *testing.T) {
-		client, mux, _, rec := setup(t)
+		client, mux, rec := setup(t)
 		mux.HandleFunc("/repos/o/r/issues/5/labels", script(t,
 			answer{status: 429, headers: map[string]string{"Retry-After": "1"}},
 			answer{status: 200, body: `[{"name":"a"},{"name":"b"}]`}))
@@ -201,7 +201,7 @@ func TestRetry_post_resends_body_on_rate_limit_but_not_on_gateway_error(t *testi
 	})
 	t.Run("gateway_error", func(t *testing.T) {
 		// The first POST may have taken effect behind the gateway.
-		client, mux, _, rec := setup(t)
+		client, mux, rec := setup(t)
 		mux.HandleFunc("/repos/o/r/issues/5/comments", func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == "GET" {
 				writeJSON(t, w, http.StatusOK, []any{})
@@ -222,7 +222,7 @@ func TestRetry_post_resends_body_on_rate_limit_but_not_on_gateway_error(t *testi
 func TestRetry_stops_when_sleep_is_cancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	client, mux, _, rec := setupWith(t, Options{Sleep: func(ctx context.Context, _ time.Duration) error {
+	client, mux, rec := setupWith(t, Options{Sleep: func(ctx context.Context, _ time.Duration) error {
 		cancel() // the job was cancelled while waiting
 		return ctx.Err()
 	}})
@@ -239,7 +239,7 @@ func TestRetry_stops_when_sleep_is_cancelled(t *testing.T) {
 func TestRetry_spent_limit_from_earlier_answer_is_a_clear_error(t *testing.T) {
 	// go-github remembers a successful answer that spent the last request and refuses the
 	// next one itself, without a request; that refusal must read like ours.
-	client, mux, _, rec := setup(t)
+	client, mux, rec := setup(t)
 	reset := time.Now().Add(time.Hour).Truncate(time.Second)
 	mux.HandleFunc(permissionPath, script(t, answer{status: 200, body: `{"permission":"write"}`, headers: map[string]string{
 		"X-RateLimit-Limit": "1000", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": strconv.FormatInt(reset.Unix(), 10),

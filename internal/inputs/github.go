@@ -10,8 +10,8 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
-// defaultTriggerPhrases are the phrases that start a run when trigger-phrases is empty. They
-// equal event.DefaultTriggerPhrases (a test keeps them so); inputs stays free of that import.
+// defaultTriggerPhrases are the phrases that start a run when trigger-phrases is empty; this is
+// their one home.
 func defaultTriggerPhrases() []string { return []string{"/sandcastle", "@sandcastle"} }
 
 // Limits GitHub sets, checked here so a typo fails before the run instead of at its end.

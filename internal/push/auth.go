@@ -49,8 +49,10 @@ func (c credentials) config() []string {
 	}
 	key := "http." + c.server.String() + ".extraheader"
 	return append(kv,
-		// An empty value first drops any header already configured for the server, such as the
-		// one actions/checkout persists: GitHub refuses a request with two Authorization headers.
+		// An empty value first drops any header configured for the server before ours: GitHub
+		// refuses a request with two Authorization headers. The one actions/checkout persists is
+		// in .git/config, which the scratch repository never reads, but the global and system
+		// config, GIT_CONFIG_* in Env and Options.GitConfig still apply there.
 		key+"=",
 		key+"=AUTHORIZATION: basic "+c.basic,
 		// The token is the only credential: no helper is asked (or told to erase what it stored
@@ -113,21 +115,27 @@ func (c credentials) redact(s string) string {
 }
 
 // redactErr returns err, straight from git.Repo.Run, with the token removed from what git
-// printed. Only a *git.Error carries git's output; Run's other errors name the command, whose
-// argv never holds the token.
+// printed. Only a *git.Error carries git's output; the argv that it and Run's other errors
+// name never holds the token, which reaches git through the environment only.
 func (c credentials) redactErr(err error) error {
 	ge, ok := err.(*git.Error)
 	if c.token == "" || !ok {
 		return err
 	}
 	clean := *ge
-	clean.Args = make([]string, len(ge.Args))
-	for i, a := range ge.Args {
-		clean.Args[i] = c.redact(a)
-	}
 	clean.Stderr = c.redact(ge.Stderr)
 	clean.Stdout = c.redact(ge.Stdout)
 	return &clean
+}
+
+// hasPassword reports whether a URL has a password in it, which git would put in argv.
+func hasPassword(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return false
+	}
+	_, ok := u.User.Password()
+	return ok
 }
 
 // redactURL hides any password in a URL, for messages.

@@ -1,6 +1,6 @@
 // Package push publishes the agent's branch to the remote from the host side, by mode: auto (a
-// fast-forward push), force, lease (force only if the remote branch is still where it was when
-// the run started) or none.
+// fast-forward push), force or lease (force only if the remote branch is still where it was
+// when the run started). Whether to push at all is the caller's decision.
 //
 // A branch that moved on the remote is never overwritten by auto or lease: the commits go to a
 // new recovery branch instead and the error is a *BranchMovedError naming it. The local branch

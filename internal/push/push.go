@@ -14,7 +14,6 @@ import (
 // The push modes.
 const (
 	Auto  = "auto"  // fast-forward only; a moved branch goes to the recovery branch
-	None  = "none"  // push nothing
 	Force = "force" // overwrite the remote branch
 	Lease = "lease" // overwrite only if the remote branch is still at Options.Lease
 )
@@ -24,10 +23,14 @@ type Options struct {
 	Dir string // the repository or a worktree of it
 	// Env is the base environment for git, KEY=VALUE, as package git takes it; nil means this
 	// process's. GIT_CONFIG_* entries in it are kept next to the ones added here.
-	Env    []string
-	Remote string // remote name; "" means origin
-	Branch string // local branch, pushed to the branch of the same name on the remote
-	Mode   string // Auto, None, Force or Lease; "" means Auto
+	Env []string
+	// GitConfig holds key=value pairs for every git command, as workspace.Options.GitConfig
+	// (e.g. safe.directory when the repository belongs to another user). Push's own pairs come
+	// after these, so these cannot undo its hardening or replace the token's header.
+	GitConfig []string
+	Remote    string // remote name; "" means origin
+	Branch    string // local branch, pushed to the branch of the same name on the remote
+	Mode      string // Auto, Force or Lease; "" means Auto
 	// Lease is the commit the remote branch had when the run started, "" when it did not
 	// exist (then the push requires that it still does not). Lease mode only.
 	Lease string
@@ -40,7 +43,8 @@ type Options struct {
 	// URL is the remote's URL, required with a token: the push then runs from a scratch
 	// repository, straight to URL, so nothing in the repository's .git/config takes part. Read
 	// it before the agent could change that config (GITHUB_SERVER_URL/GITHUB_REPOSITORY.git in
-	// Actions). Without a token the repository's Remote is used as the user configured it.
+	// Actions), without a password in it: the token is the only credential, and git's argv
+	// never holds it. Without a token the repository's Remote is used as the user configured it.
 	URL string
 	// RecoveryBranch receives the commits when the remote branch moved; it must not exist on
 	// the remote yet. "" means the commits stay on the local branch only.
@@ -49,10 +53,9 @@ type Options struct {
 
 // Result is what Push did.
 type Result struct {
-	Pushed   bool   // the remote Branch now has SHA because of this push
-	Branch   string // the branch pushed
+	Pushed   bool   // the remote Options.Branch now has SHA because of this push
 	SHA      string // the local branch's commit; "" when nothing was resolved
-	Recovery string // the commits went to this remote branch instead of Branch
+	Recovery string // the commits went to this remote branch instead of Options.Branch
 	Skipped  string // why nothing was pushed, when nothing was and no error happened
 }
 
@@ -105,16 +108,12 @@ func Push(ctx context.Context, o Options) (Result, error) {
 	if err := o.validate(); err != nil {
 		return Result{}, err
 	}
-	res := Result{Branch: o.Branch}
-	if o.Mode == None {
-		res.Skipped = "push is none"
-		return res, nil
-	}
+	var res Result
 	creds, err := newCredentials(o.ServerURL, o.Token)
 	if err != nil {
 		return res, err
 	}
-	src := git.New(o.Dir, o.Env)
+	src := git.New(o.Dir, o.Env).WithConfig(o.GitConfig...)
 	res.SHA, err = resolve(ctx, src, o.Branch)
 	if err != nil {
 		return res, err
@@ -129,7 +128,7 @@ func Push(ctx context.Context, o Options) (Result, error) {
 			return res, fmt.Errorf("push to %s refused: its URL %s is not on %s, the only server the token is for",
 				o.Remote, redactURL(o.URL), creds.server)
 		}
-		s, err := newScratch(ctx, src, creds.environ(o.Env), creds.config())
+		s, err := newScratch(ctx, src, creds.environ(o.Env), o.scratchConfig(creds))
 		if err != nil {
 			return res, err
 		}
@@ -188,9 +187,9 @@ func (o Options) withDefaults() Options {
 
 func (o Options) validate() error {
 	switch o.Mode {
-	case Auto, None, Force, Lease:
+	case Auto, Force, Lease:
 	default:
-		return fmt.Errorf("push: unknown mode %q (want auto, none, force or lease)", o.Mode)
+		return fmt.Errorf("push: unknown mode %q (want auto, force or lease)", o.Mode)
 	}
 	if o.Dir == "" {
 		return errors.New("push: no repository directory")
@@ -212,10 +211,19 @@ func (o Options) validate() error {
 	if o.Token != "" && o.URL == "" {
 		return errors.New("push: a token needs the remote's URL")
 	}
+	if o.Token != "" && hasPassword(o.URL) {
+		return fmt.Errorf("push: the remote's URL %s carries a password; the token is the only credential", redactURL(o.URL))
+	}
 	if o.Lease != "" && !isCommitID(o.Lease) {
 		return fmt.Errorf("push: lease %q is not a full commit id", o.Lease)
 	}
 	return nil
+}
+
+// scratchConfig returns the config of the git commands in the scratch repository: the caller's
+// pairs, then the credentials', which must come last to win.
+func (o Options) scratchConfig(c credentials) []string {
+	return append(append([]string(nil), o.GitConfig...), c.config()...)
 }
 
 // isCommitID reports whether s is a full SHA-1 or SHA-256 commit id in lower-case hex.

@@ -3,10 +3,13 @@ package push_test
 import (
 	"encoding/base64"
 	"errors"
+	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -28,6 +31,7 @@ const (
 type fixture struct {
 	t      testing.TB
 	env    []string
+	home   string // HOME of every git command, with its global config
 	srv    *testkit.GitServer
 	url    string // origin's URL
 	remote string // origin's bare repository
@@ -43,10 +47,11 @@ func newFixture(t testing.TB) *fixture {
 	srv := testkit.NewGitServer(t, token, readOnlyToken)
 	home := t.TempDir()
 	f := &fixture{
-		t:   t,
-		env: []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1"},
-		srv: srv,
-		dir: t.TempDir(),
+		t:    t,
+		env:  []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1"},
+		home: home,
+		srv:  srv,
+		dir:  t.TempDir(),
 	}
 	f.url, f.remote = srv.NewRepo(t, "repo")
 	f.git(f.dir, "init", "-q", "-b", "main")
@@ -166,7 +171,7 @@ func TestPush_new_branch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := res, (push.Result{Pushed: true, Branch: "agent", SHA: f.agent}); got != want {
+			if got, want := res, (push.Result{Pushed: true, SHA: f.agent}); got != want {
 				t.Errorf("Result = %+v, want %+v", got, want)
 			}
 			if got := f.remoteBranch("agent"); got != f.agent {
@@ -256,14 +261,13 @@ func TestPush_authentication_failure(t *testing.T) {
 func TestPush_branch_moved(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name       string
-		mode       string
-		leaseMain  bool // the remote branch existed at main when the run started
-		wantSubstr string
+		name      string
+		mode      string
+		leaseMain bool // the remote branch existed at main when the run started
 	}{
-		{"lease_remote_moved", push.Lease, true, "changed since the run started"},
-		{"lease_remote_appeared", push.Lease, false, "changed since the run started"},
-		{"auto_not_fast_forward", push.Auto, true, "changed since the run started"},
+		{"lease_remote_moved", push.Lease, true},
+		{"lease_remote_appeared", push.Lease, false},
+		{"auto_not_fast_forward", push.Auto, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -285,12 +289,12 @@ func TestPush_branch_moved(t *testing.T) {
 			if *moved != want {
 				t.Errorf("BranchMovedError = %+v, want %+v", *moved, want)
 			}
-			for _, s := range []string{tt.wantSubstr, "sandcastle/recovery-1", "not overwritten"} {
+			for _, s := range []string{"changed since the run started", "sandcastle/recovery-1", "not overwritten"} {
 				if !strings.Contains(err.Error(), s) {
 					t.Errorf("err = %q, want it to mention %q", err, s)
 				}
 			}
-			if got, want := res, (push.Result{Branch: "agent", SHA: f.agent, Recovery: "sandcastle/recovery-1"}); got != want {
+			if got, want := res, (push.Result{SHA: f.agent, Recovery: "sandcastle/recovery-1"}); got != want {
 				t.Errorf("Result = %+v, want %+v", got, want)
 			}
 			if got := f.remoteBranch("agent"); got != theirs {
@@ -366,39 +370,25 @@ func TestPush_force_overwrites(t *testing.T) {
 	}
 }
 
-func TestPush_skips(t *testing.T) {
+// TestPush_lease_no_new_commits: a branch still where the run started is not pushed, and the
+// server is not asked.
+func TestPush_lease_no_new_commits(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name        string
-		mode        string
-		lease       func(f *fixture) string
-		wantSkipped string
-	}{
-		{"none", push.None, nil, "push is none"},
-		{"lease_no_new_commits", push.Lease, func(f *fixture) string { return f.agent }, "no new commits"},
+	f := newFixture(t)
+	o := f.options(push.Lease)
+	o.Lease = f.agent
+	res, err := push.Push(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFixture(t)
-			o := f.options(tt.mode)
-			if tt.lease != nil {
-				o.Lease = tt.lease(f)
-			}
-			res, err := push.Push(t.Context(), o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Pushed || !strings.Contains(res.Skipped, tt.wantSkipped) {
-				t.Errorf("Result = %+v, want skipped with %q", res, tt.wantSkipped)
-			}
-			if got := f.srv.Requests(); len(got) != 0 {
-				t.Errorf("server got %d requests, want none", len(got))
-			}
-			if got := f.remoteBranch("agent"); got != "" {
-				t.Errorf("remote agent = %s, want none", got)
-			}
-		})
+	if res.Pushed || !strings.Contains(res.Skipped, "no new commits") {
+		t.Errorf("Result = %+v, want skipped with %q", res, "no new commits")
+	}
+	if got := f.srv.Requests(); len(got) != 0 {
+		t.Errorf("server got %d requests, want none", len(got))
+	}
+	if got := f.remoteBranch("agent"); got != "" {
+		t.Errorf("remote agent = %s, want none", got)
 	}
 }
 
@@ -436,16 +426,14 @@ func TestPush_remote_rejects(t *testing.T) {
 	}
 }
 
-// TestPush_replaces_persisted_header: actions/checkout leaves an extraheader with its own token
-// in .git/config; the push must send only ours (the server refuses two headers).
-func TestPush_replaces_persisted_header(t *testing.T) {
+// TestPush_replaces_global_header: an extraheader for the server in the user's global config
+// reaches the scratch repository too (unlike actions/checkout's, which is in .git/config); the
+// push must send only ours, since the server refuses two Authorization headers.
+func TestPush_replaces_global_header(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	f.persistedHeader = true
-	key := "http." + f.srv.URL + "/.extraheader"
-	f.git(f.dir, "config", key, "AUTHORIZATION: basic "+basic("ghs_fromCheckout"))
-	before, err := os.ReadFile(filepath.Join(f.dir, ".git", "config"))
-	if err != nil {
+	global := "[http \"" + f.srv.URL + "/\"]\n\textraheader = AUTHORIZATION: basic " + basic("ghs_fromElsewhere") + "\n"
+	if err := os.WriteFile(filepath.Join(f.home, ".gitconfig"), []byte(global), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := push.Push(t.Context(), f.options(push.Auto)); err != nil {
@@ -454,12 +442,10 @@ func TestPush_replaces_persisted_header(t *testing.T) {
 	if got := f.remoteBranch("agent"); got != f.agent {
 		t.Errorf("remote agent = %q, want %s", got, f.agent)
 	}
-	after, err := os.ReadFile(filepath.Join(f.dir, ".git", "config"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(after) != string(before) {
-		t.Errorf(".git/config changed:\n%s\nwant\n%s", after, before)
+	for _, r := range f.srv.Requests() {
+		if got, want := r.Authorization, []string{"basic " + basic(token)}; !slices.Equal(got, want) {
+			t.Errorf("%s %s: Authorization = %q, want %q", r.Method, r.Path, got, want)
+		}
 	}
 }
 
@@ -484,24 +470,46 @@ func TestPush_keeps_inherited_git_config(t *testing.T) {
 	}
 }
 
-// TestPush_runs_no_hooks: hooks run with the token in their environment, and the agent can
-// write them.
+// TestPush_runs_no_hooks: hooks would run with the token in their environment, and the agent
+// can write them. Without a token the push runs in the repository itself, where only
+// core.hooksPath keeps them off (the remote-tracking ref update would run
+// reference-transaction).
 func TestPush_runs_no_hooks(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	marker := filepath.Join(t.TempDir(), "ran")
-	script := "#!/bin/sh\nenv >> " + marker + "\n"
-	for _, name := range []string{"pre-push", "reference-transaction"} {
-		if err := os.WriteFile(filepath.Join(f.dir, ".git", "hooks", name), []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
+	tests := []struct {
+		name    string
+		options func(f *fixture) push.Options
+	}{
+		{"with_token", func(f *fixture) push.Options { return f.options(push.Auto) }},
+		{"without_token", func(f *fixture) push.Options {
+			f.git(f.dir, "remote", "set-url", "origin", f.remote)
+			o := f.options(push.Auto)
+			o.Token, o.URL = "", ""
+			return o
+		}},
 	}
-	if _, err := push.Push(t.Context(), f.options(push.Auto)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
-		b, _ := os.ReadFile(marker)
-		t.Errorf("a hook ran during the push:\n%s", b)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			marker := filepath.Join(t.TempDir(), "ran")
+			script := "#!/bin/sh\necho \"$0\" >> " + marker + "\n"
+			for _, name := range []string{"pre-push", "reference-transaction"} {
+				if err := os.WriteFile(filepath.Join(f.dir, ".git", "hooks", name), []byte(script), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := push.Push(t.Context(), tt.options(f)); err != nil {
+				t.Fatal(err)
+			}
+			if got := f.remoteBranch("agent"); got != f.agent {
+				t.Errorf("remote agent = %q, want %s", got, f.agent)
+			}
+			if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+				b, _ := os.ReadFile(marker)
+				t.Errorf("a hook ran during the push:\n%s", b)
+			}
+		})
 	}
 }
 
@@ -525,6 +533,11 @@ func TestPush_ignores_the_repository_config(t *testing.T) {
 				{"remote.origin.url", "ssh://git@example.invalid/o/r.git"},
 				{"core.sshCommand", "env >> " + marker + "; false"},
 			}
+		}},
+		{"persisted_header", func(f *fixture, _, _ string) [][]string {
+			// actions/checkout's: with two Authorization headers the server refuses the push.
+			f.persistedHeader = true
+			return [][]string{{"http." + f.srv.URL + "/.extraheader", "AUTHORIZATION: basic " + basic("ghs_fromCheckout")}}
 		}},
 		{"other_server", func(f *fixture, _, _ string) [][]string {
 			return [][]string{{"remote.origin.url", "https://example.invalid/o/r.git"}}
@@ -612,8 +625,144 @@ func TestFetch_updates_the_remote_tracking_branch(t *testing.T) {
 		t.Error("Fetch of a branch the remote lacks succeeded")
 	}
 	o.Branch, o.Token = "feature", wrongToken
-	if err := push.Fetch(t.Context(), o); err == nil || strings.Contains(err.Error(), wrongToken) {
-		t.Errorf("Fetch with a wrong token: err = %v, want a failure without the token", err)
+	err := push.Fetch(t.Context(), o)
+	if err == nil {
+		t.Error("Fetch with a wrong token succeeded")
+	}
+	checkNoToken(t, err)
+}
+
+func TestFetch_refuses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		change func(o *push.Options)
+		want   string
+	}{
+		{"no_token", func(o *push.Options) { o.Token, o.URL = "", "" }, "fetch feature from origin: no token to authenticate with"},
+		{"url_off_server", func(o *push.Options) { o.URL = "https://example.invalid/o/r.git" },
+			"fetch feature refused: its URL https://example.invalid/o/r.git is not on"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			f.setRemoteBranch("feature", f.main)
+			o := f.options(push.Auto)
+			o.Branch = "feature"
+			tt.change(&o)
+			err := push.Fetch(t.Context(), o)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to start with %q", err, tt.want)
+			}
+			if got := f.srv.Requests(); len(got) != 0 {
+				t.Errorf("server got %d requests, want none", len(got))
+			}
+		})
+	}
+}
+
+// TestGitConfig_reaches_every_command: Options.GitConfig applies to the git commands in the
+// repository and in the scratch repository, for Push with and without a token and for Fetch.
+func TestGitConfig_reaches_every_command(t *testing.T) {
+	t.Parallel()
+	const agent = "configured-agent/1.0"
+	tests := []struct {
+		name string
+		run  func(f *fixture) error
+	}{
+		{"push_with_token", func(f *fixture) error {
+			o := f.options(push.Auto)
+			o.GitConfig = []string{"http.userAgent=" + agent}
+			_, err := push.Push(f.t.Context(), o)
+			return err
+		}},
+		{"push_without_token", func(f *fixture) error {
+			// The configured header is the only credential: without it the server answers 401.
+			o := f.options(push.Auto)
+			o.Token, o.URL = "", ""
+			o.GitConfig = []string{"http.userAgent=" + agent, "http.extraheader=AUTHORIZATION: basic " + basic(token)}
+			_, err := push.Push(f.t.Context(), o)
+			return err
+		}},
+		{"fetch", func(f *fixture) error {
+			f.setRemoteBranch("agent", f.main)
+			o := f.options(push.Auto)
+			// The local fetch into the repository keeps no reflog only if it sees this.
+			o.GitConfig = []string{"http.userAgent=" + agent, "core.logAllRefUpdates=false"}
+			if err := push.Fetch(f.t.Context(), o); err != nil {
+				return err
+			}
+			if _, err := os.Stat(filepath.Join(f.dir, ".git", "logs", "refs", "remotes", "origin", "agent")); !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("the local fetch wrote a reflog (stat: %v)", err)
+			}
+			return nil
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			if err := tt.run(f); err != nil {
+				t.Fatal(err)
+			}
+			reqs := f.srv.Requests()
+			if len(reqs) == 0 {
+				t.Fatal("no requests")
+			}
+			for _, r := range reqs {
+				if r.UserAgent != agent {
+					t.Errorf("%s %s: User-Agent = %q, want %q", r.Method, r.Path, r.UserAgent, agent)
+				}
+			}
+		})
+	}
+}
+
+// TestGitConfig_safe_directory: in a container Action the repository belongs to another user,
+// and git works in it only with the safe.directory the caller passes in GitConfig.
+func TestGitConfig_safe_directory(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give the repository to another user")
+	}
+	f := newFixture(t)
+	f.setRemoteBranch("feature", f.main)
+	if err := filepath.WalkDir(f.dir, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, 65534, 65534)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	fetch := f.options(push.Auto)
+	fetch.Branch = "feature"
+	calls := []struct {
+		name string
+		run  func(o push.Options, config ...string) error
+		o    push.Options
+	}{
+		{"push", func(o push.Options, config ...string) error {
+			o.GitConfig = config
+			_, err := push.Push(t.Context(), o)
+			return err
+		}, f.options(push.Auto)},
+		{"fetch", func(o push.Options, config ...string) error {
+			o.GitConfig = config
+			return push.Fetch(t.Context(), o)
+		}, fetch},
+	}
+	for _, c := range calls {
+		if err := c.run(c.o); err == nil || !strings.Contains(err.Error(), "dubious ownership") {
+			t.Errorf("%s without safe.directory: err = %v, want dubious ownership", c.name, err)
+		}
+		if err := c.run(c.o, "safe.directory=*"); err != nil {
+			t.Errorf("%s with safe.directory: %v", c.name, err)
+		}
+	}
+	if got := f.remoteBranch("agent"); got != f.agent {
+		t.Errorf("remote agent = %q, want %s", got, f.agent)
 	}
 }
 
@@ -635,6 +784,8 @@ func TestPush_invalid_options(t *testing.T) {
 		{"server_with_credentials", func(o *push.Options) { o.ServerURL = "https://u:p@github.com" }, "is not an http(s) URL"},
 		{"server_not_http", func(o *push.Options) { o.ServerURL = "ssh://github.com" }, "is not an http(s) URL"},
 		{"token_without_url", func(o *push.Options) { o.Token = "t0ken" }, "a token needs the remote's URL"},
+		{"url_with_password", func(o *push.Options) { o.Token, o.URL = "t0ken", "https://x-access-token:t0ken@github.com/o/r.git" },
+			"push: the remote's URL https://x-access-token:xxxxx@github.com/o/r.git carries a password"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

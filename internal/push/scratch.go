@@ -51,7 +51,7 @@ func (s *scratch) remove() { os.RemoveAll(s.dir) }
 // branch refs/remotes/<o.Remote>/<o.Branch>, authenticating with o.Token the way Push does:
 // from a scratch repository, straight to o.URL, so the repository's configuration never sees
 // the token. The objects then come into the repository by a local fetch, which needs no token.
-// A branch the remote does not have is an error.
+// o.Token is required; a branch the remote does not have is an error.
 func Fetch(ctx context.Context, o Options) error {
 	o = o.withDefaults()
 	if err := o.validate(); err != nil {
@@ -61,11 +61,14 @@ func Fetch(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	if creds.token == "" || !creds.serves(o.URL) {
+	if creds.token == "" {
+		return fmt.Errorf("fetch %s from %s: no token to authenticate with", o.Branch, o.Remote)
+	}
+	if !creds.serves(o.URL) {
 		return fmt.Errorf("fetch %s refused: its URL %s is not on %s, the only server the token is for", o.Branch, redactURL(o.URL), creds.server)
 	}
-	src := git.New(o.Dir, o.Env)
-	s, err := newScratch(ctx, src, creds.environ(o.Env), creds.config())
+	src := git.New(o.Dir, o.Env).WithConfig(o.GitConfig...)
+	s, err := newScratch(ctx, src, creds.environ(o.Env), o.scratchConfig(creds))
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
 	"math"
@@ -95,29 +94,29 @@ const FieldPrefix = "output-"
 // is not made of letters, digits, "_" and "-" (an output name must survive the runner's
 // parsing and a workflow expression) or when "output-<name>" is the name of a declared output,
 // such as output-tokens. Anything but a JSON object yields no fields.
-func FieldOutputs(object []byte, declared []string) (fields map[string]string, skipped []string) {
+func FieldOutputs(object []byte) (fields map[string]string, skipped []string) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(object, &m) != nil {
 		return nil, nil
 	}
+	var taken []string
+	for _, p := range (Outputs{}).Pairs() {
+		taken = append(taken, p[0])
+	}
 	fields = make(map[string]string, len(m))
 	for _, name := range slices.Sorted(maps.Keys(m)) {
-		if !fieldNameRe.MatchString(name) || slices.Contains(declared, FieldPrefix+name) {
+		out := FieldPrefix + name
+		if !fieldNameRe.MatchString(name) || slices.Contains(taken, out) {
 			skipped = append(skipped, name)
 			continue
 		}
-		raw := m[name]
 		var s string
-		if json.Unmarshal(raw, &s) == nil {
+		if json.Unmarshal(m[name], &s) == nil {
 			fields[name] = s
 			continue
 		}
-		var b bytes.Buffer
-		if json.Compact(&b, raw) != nil {
-			b.Reset()
-			b.Write(raw)
-		}
-		fields[name] = b.String()
+		compact, _ := json.Marshal(m[name]) // a RawMessage cut from valid JSON always marshals, compacted
+		fields[name] = string(compact)
 	}
 	return fields, skipped
 }

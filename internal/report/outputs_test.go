@@ -154,7 +154,7 @@ func TestFieldOutputs(t *testing.T) {
 		{name: "string_output", object: `"text"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fields, skipped := FieldOutputs([]byte(tc.object), []string{"output", "output-tokens"})
+			fields, skipped := FieldOutputs([]byte(tc.object))
 			if len(fields) != len(tc.wantFields) {
 				t.Errorf("fields = %q, want %q", fields, tc.wantFields)
 			}

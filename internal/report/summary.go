@@ -99,7 +99,7 @@ func Summary(s Run) string {
 				fmt.Fprintf(&b, "- ... and %d more\n", len(s.Commits)-i)
 				break
 			}
-			fmt.Fprintf(&b, "- %s %s\n", code(shortSHA(c.SHA)), inline(c.Subject))
+			fmt.Fprintf(&b, "- %s %s\n", code(ShortSHA(c.SHA)), inline(c.Subject))
 		}
 	}
 
@@ -227,7 +227,8 @@ func longestRun(s string, c byte) int {
 	return longest
 }
 
-func shortSHA(sha string) string {
+// ShortSHA abbreviates a commit id for people: its first 7 characters.
+func ShortSHA(sha string) string {
 	if len(sha) > 7 {
 		return sha[:7]
 	}

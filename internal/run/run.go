@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
@@ -134,10 +133,7 @@ func Loop(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Log)
 			req.ResumeSession, req.ForkSession = "", false
 		}
 		it, tr, err := invoke(ctx, c, sb, repo, log, req, i, len(res.Commits))
-		res.add(it)
-		if tr != nil {
-			res.Final = tr.final()
-		}
+		res.add(it, tr)
 		c.progress(Progress{Iteration: i, MaxIterations: c.MaxIterations, Commits: len(res.Commits)})
 		if err != nil {
 			return res, err
@@ -158,28 +154,18 @@ func Loop(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Log)
 	return res, nil
 }
 
-// toolLine is a tool call as the log shows it, shortened for a progress report.
-func toolLine(name, args string) string {
-	const max = 200
-	line := name + "(" + args + ")"
-	if len(line) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(line[cut]) {
-			cut--
-		}
-		line = line[:cut] + "…"
-	}
-	return line
-}
-
 func (c Config) progress(p Progress) {
 	if c.Progress != nil {
 		c.Progress(p)
 	}
 }
 
-func (r *Result) add(it Iteration) {
+// add records one invocation; tr, its transcript, is nil when the agent never started.
+func (r *Result) add(it Iteration, tr *transcript) {
 	r.Iterations = append(r.Iterations, it)
+	if tr != nil {
+		r.Final = tr.final()
+	}
 	r.Commits = append(r.Commits, it.Commits...)
 	if it.SessionID != "" {
 		r.SessionID, r.SessionFile = it.SessionID, it.SessionFile
@@ -210,10 +196,7 @@ func extract(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log L
 		req.ResumeSession, req.ForkSession = session, false
 		it, next, ierr := invoke(ctx, c, sb, repo, log, req, len(res.Iterations)+1, len(res.Commits))
 		it.Retry = true
-		res.add(it)
-		if next != nil {
-			res.Final = next.final()
-		}
+		res.add(it, next)
 		if ierr != nil {
 			return ierr
 		}
@@ -318,7 +301,7 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 				log.AgentText(ev.Text)
 			case agent.EventToolCall:
 				log.ToolCall(ev.Tool, ev.Args)
-				c.progress(Progress{Iteration: n, MaxIterations: c.MaxIterations, LastTool: toolLine(ev.Tool, ev.Args), Commits: commitsBefore})
+				c.progress(Progress{Iteration: n, MaxIterations: c.MaxIterations, LastTool: ev.Tool + "(" + ev.Args + ")", Commits: commitsBefore})
 			case agent.EventError:
 				log.Warning("%s reported: %s", c.Agent.Name(), ev.Text)
 			}

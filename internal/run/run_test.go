@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
@@ -485,16 +484,5 @@ func TestLoopReportsProgressAndFinal(t *testing.T) {
 	}
 	if got, want := res.Final, "all done "+signal; got != want {
 		t.Errorf("Final = %q, want the last iteration's answer %q", got, want)
-	}
-}
-
-func TestToolLineShortensOnARuneBoundary(t *testing.T) {
-	t.Parallel()
-	line := toolLine("Bash", strings.Repeat("é", 300))
-	if !utf8.ValidString(line) || !strings.HasSuffix(line, "…") || len(line) > 200+len("…") {
-		t.Errorf("toolLine = %q (%d bytes), want valid UTF-8 of at most 200 bytes and an ellipsis", line, len(line))
-	}
-	if got, want := toolLine("Read", "a.go"), "Read(a.go)"; got != want {
-		t.Errorf("toolLine = %q, want %q", got, want)
 	}
 }

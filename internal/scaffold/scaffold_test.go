@@ -13,6 +13,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
 
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
@@ -312,8 +314,13 @@ func TestWorkflowFitsPrompt(t *testing.T) {
 		t.Errorf("permissions = %v, want %v", got, want)
 	}
 	job, ok := wf.Jobs["agent"]
-	if !ok || !strings.Contains(job.If, "'sandcastle'") {
-		t.Fatalf("job agent = %+v, want one that runs on the sandcastle label", job)
+	if !ok {
+		t.Fatalf("no job agent in %q", slices.Sorted(maps.Keys(wf.Jobs)))
+	}
+	label, ok := strings.CutPrefix(job.If, "github.event.label.name == '")
+	label, closed := strings.CutSuffix(label, "'")
+	if !ok || !closed || label != "sandcastle" {
+		t.Fatalf("job agent runs if %q, want it to run on the label sandcastle", job.If)
 	}
 	var run *workflowStep
 	for i := range job.Steps {
@@ -323,6 +330,15 @@ func TestWorkflowFitsPrompt(t *testing.T) {
 	}
 	if run == nil {
 		t.Fatalf("no step uses %s", ActionRef)
+	}
+	for _, name := range slices.Sorted(maps.Keys(run.With)) {
+		if _, ok := inputs.Lookup(name); !ok {
+			t.Errorf("the workflow passes %s, which is not an input of the action", name)
+		}
+	}
+	// The action starts only on trigger-label, and removes it: it must be the label the job runs on.
+	if got, want := run.With["trigger-label"], label; got != want {
+		t.Errorf("trigger-label = %q, want %q, the label the job runs on", got, want)
 	}
 	if got, want := run.With["prompt-file"], ".sandcastle/prompt.md"; got != want {
 		t.Errorf("prompt-file = %q, want %q", got, want)
@@ -335,8 +351,8 @@ func TestWorkflowFitsPrompt(t *testing.T) {
 	if _, ok := run.With["prompt-args"]; ok {
 		t.Errorf("the workflow passes prompt-args %q; the event's built-ins cover the issue", run.With["prompt-args"])
 	}
-	builtins := map[string]string{"SOURCE_BRANCH": "main", "TARGET_BRANCH": "main",
-		"ISSUE_NUMBER": "1", "ISSUE_TITLE": "t", "ISSUE_BODY": "b", "ACTOR": "a", "REPOSITORY": "o/r"}
+	builtins := (&event.Event{Issue: &event.Issue{Number: 1, Title: "t", Body: "b"}, Actor: "a", Repository: "o/r"}).PromptArgs()
+	builtins["SOURCE_BRANCH"], builtins["TARGET_BRANCH"] = "main", "main"
 	p, _, err := prompt.Template(tree[".sandcastle/prompt.md"], nil, builtins)
 	if err != nil {
 		t.Fatalf("prompt with the issues event's built-ins: %v", err)

@@ -45,17 +45,45 @@ type cliRun[T any] struct {
 // runCLI runs cmd to its end and decodes its stdout.
 func runCLI[T any](t *testing.T, cmd *exec.Cmd) cliRun[T] {
 	t.Helper()
+	return decodeCLI[T](t, runProcess(cmd))
+}
+
+// cliOutput is what a CLI run to its end left, undecoded.
+type cliOutput struct {
+	name           string // the command, for messages
+	stdout, stderr []byte
+	exitCode       int
+	elapsed        time.Duration
+	err            error // from running it; an *exec.ExitError only says it exited non-zero
+}
+
+// runProcess runs cmd to its end. It reports nothing to a test, so it may run on a goroutine
+// other than the test's, where t.Fatal must not be called.
+func runProcess(cmd *exec.Cmd) cliOutput {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
 	stdout, err := cmd.Output()
-	t.Logf("%s ran %v (exit %v)", cmd.Args[0], time.Since(start).Round(time.Millisecond), err)
-	run := cliRun[T]{stderr: stderr.String(), exitCode: cmd.ProcessState.ExitCode()}
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("run %s: %v", cmd.Args[0], err)
+	return cliOutput{
+		name:     cmd.Args[0],
+		stdout:   stdout,
+		stderr:   stderr.Bytes(),
+		exitCode: cmd.ProcessState.ExitCode(), // -1 when it never started
+		elapsed:  time.Since(start),
+		err:      err,
 	}
-	for line := range bytes.Lines(stdout) {
+}
+
+// decodeCLI fails the test when out's CLI could not be run, and decodes its stdout.
+func decodeCLI[T any](t *testing.T, out cliOutput) cliRun[T] {
+	t.Helper()
+	t.Logf("%s ran %v (exit %v)", out.name, out.elapsed.Round(time.Millisecond), out.err)
+	var exit *exec.ExitError
+	if out.err != nil && !errors.As(out.err, &exit) {
+		t.Fatalf("run %s: %v", out.name, out.err)
+	}
+	run := cliRun[T]{stderr: string(out.stderr), exitCode: out.exitCode}
+	for line := range bytes.Lines(out.stdout) {
 		run.lines = append(run.lines, decodeJSONLine[T](t, line))
 	}
 	return run

@@ -115,20 +115,18 @@ func TestOpenAICutStreamFailsCodexTurn(t *testing.T) {
 	codex := RequireBinary(t, "codex")
 	rec := newRecordingTB(t)
 	o := NewOpenAI(rec, TextThenHang("Done. "+signal))
-	home, repo := t.TempDir(), newRepo(t)
+	// Everything that may fail the test happens here, on the test's goroutine; the goroutine
+	// only runs the process.
+	cmd := cliCommand(t.Context(), codex, codexArgs(o), codexEnv(t, o, t.TempDir()), newRepo(t), "Say hi.")
 	ctx, cancel := context.WithCancel(t.Context())
-	runs := make(chan codexRun, 1)
+	outs := make(chan cliOutput, 1)
 	go func() {
-		defer close(runs) // also when runCodex fails the test
-		defer cancel()
-		runs <- runCodex(t, codex, o, home, repo, "Say hi.")
+		defer cancel() // codex ended: stop waiting for its request
+		outs <- runProcess(cmd)
 	}()
 	err := o.WaitRequests(ctx, 1) // fails if codex ended first
 	rec.runCleanups()             // ends the test's stand-in: the held stream closes
-	run, ok := <-runs
-	if !ok {
-		return
-	}
+	run := codexRun{decodeCLI[codexLine](t, <-outs)}
 	if err != nil {
 		t.Fatalf("codex made no request: %v; exit code %d, stderr:\n%s", err, run.exitCode, run.stderr)
 	}

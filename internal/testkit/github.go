@@ -294,9 +294,7 @@ func (g *GitHub) AddPR(pr FakePR) FakePR {
 	if pr.State == "" {
 		pr.State = "open"
 	}
-	if !strings.Contains(pr.Head, ":") {
-		pr.Head = g.owner + ":" + pr.Head
-	}
+	pr.Head = g.qualify(pr.Head)
 	pr.URL = g.htmlURL("pull", pr.Number)
 	g.numbers[pr.Number] = true
 	g.prs = append(g.prs, pr)
@@ -402,10 +400,7 @@ func (g *GitHub) createPR(w http.ResponseWriter, _ *http.Request, body []byte) {
 			return
 		}
 	}
-	head := in.Head
-	if !strings.Contains(head, ":") {
-		head = g.owner + ":" + head
-	}
+	head := g.qualify(in.Head)
 	for _, pr := range g.prs {
 		if pr.State == "open" && strings.EqualFold(pr.Head, head) && pr.Base == in.Base {
 			writeValidation(w, map[string]string{"resource": "PullRequest", "code": "custom",
@@ -637,6 +632,15 @@ func (g *GitHub) crossReference(pr FakePR) {
 		}
 		g.linked[issue] = append(g.linked[issue], FakeLinkedPR{Number: pr.Number, Author: appLogin, AuthorAssociation: "NONE"})
 	}
+}
+
+// qualify returns head as "owner:branch", a bare branch being on the repository's owner, as
+// GitHub reads the head of a new pull request.
+func (g *GitHub) qualify(head string) string {
+	if strings.Contains(head, ":") {
+		return head
+	}
+	return g.owner + ":" + head
 }
 
 func (g *GitHub) htmlURL(kind string, n int) string {

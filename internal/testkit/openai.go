@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"path"
 	"strconv"
@@ -11,8 +12,8 @@ import (
 	"testing"
 )
 
-// CodexProvider is the name of the model provider that CodexArgs and CodexConfig define.
-const CodexProvider = "sandcastle_test"
+// codexProviderName is the name of the model provider that CodexArgs and CodexConfig define.
+const codexProviderName = "sandcastle_test"
 
 // OpenAI is a scripted stand-in for the OpenAI Responses API on 127.0.0.1, for the Codex CLI
 // and other clients of that API. Each main request (a POST to /v1/responses that offers tools,
@@ -88,16 +89,16 @@ func (o *OpenAI) Env(home string) map[string]string {
 // which would re-run the turn's tool calls.
 func (o *OpenAI) CodexArgs() []string {
 	return []string{
-		"-c", "model_provider=" + strconv.Quote(CodexProvider),
-		"-c", "model_providers." + CodexProvider + "={" + strings.Join(o.codexProvider("="), ",") + "}",
+		"-c", "model_provider=" + strconv.Quote(codexProviderName),
+		"-c", "model_providers." + codexProviderName + "={" + strings.Join(o.codexProvider("="), ",") + "}",
 	}
 }
 
 // CodexConfig returns the settings of CodexArgs as a config.toml body, for a codex whose argv
 // the test does not build: write it to $CODEX_HOME/config.toml.
 func (o *OpenAI) CodexConfig() string {
-	return "model_provider = " + strconv.Quote(CodexProvider) + "\n\n" +
-		"[model_providers." + CodexProvider + "]\n" +
+	return "model_provider = " + strconv.Quote(codexProviderName) + "\n\n" +
+		"[model_providers." + codexProviderName + "]\n" +
 		strings.Join(o.codexProvider(" = "), "\n") + "\n"
 }
 
@@ -105,7 +106,7 @@ func (o *OpenAI) CodexConfig() string {
 // strconv.Quote gives valid TOML basic strings for these printable ASCII values.
 func (o *OpenAI) codexProvider(sep string) []string {
 	return []string{
-		"name" + sep + strconv.Quote(CodexProvider),
+		"name" + sep + strconv.Quote(codexProviderName),
 		"base_url" + sep + strconv.Quote(o.URL()),
 		"env_key" + sep + strconv.Quote("CODEX_API_KEY"),
 		"wire_api" + sep + strconv.Quote("responses"),
@@ -216,16 +217,15 @@ type responsesStream struct {
 
 // event sends fields as the data of an event of type typ, adding type and sequence_number.
 func (s *responsesStream) event(typ string, fields map[string]any) {
-	s.sse.event(typ, with(with(fields, "type", typ), "sequence_number", s.seq))
+	data := with(fields, "type", typ)
+	data["sequence_number"] = s.seq
+	s.sse.event(typ, data)
 	s.seq++
 }
 
-// with returns a copy of m with key set to v.
+// with returns a copy of m, which must not be nil, with key set to v.
 func with(m map[string]any, key string, v any) map[string]any {
-	out := make(map[string]any, len(m)+1)
-	for k, x := range m {
-		out[k] = x
-	}
+	out := maps.Clone(m)
 	out[key] = v
 	return out
 }

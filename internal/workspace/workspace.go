@@ -38,8 +38,8 @@ type Options struct {
 	// repository belongs to another user, as in a container Action.
 	GitConfig []string
 	// Fetch updates refs/remotes/origin/<branch> from the remote; nil means git fetch origin
-	// with the repository's own setup. The Action passes one that authenticates with its token
-	// without the repository's configuration taking part.
+	// with the repository's own setup (see fetchOrigin). The Action passes one that
+	// authenticates with its token without the repository's configuration taking part.
 	Fetch func(ctx context.Context, branch string) error
 	Log   *slog.Logger     // nil: discard
 	Now   func() time.Time // nil: time.Now
@@ -119,7 +119,11 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 	if err != nil {
 		return nil, fmt.Errorf("workspace: read current branch of %s: %w", top, err)
 	}
-	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, fetchRemote: o.Fetch, log: log}
+	fetch := o.Fetch
+	if fetch == nil {
+		fetch = fetchOrigin(host)
+	}
+	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, fetchRemote: fetch, log: log}
 	if err := excludeManaged(gctx, host); err != nil {
 		log.Warn("could not hide .sandcastle directories from git status", "err", err)
 	}
@@ -164,6 +168,15 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 		}
 	}
 	return w, nil
+}
+
+// fetchOrigin returns the default Options.Fetch: git fetch from origin in the host repository,
+// as the user configured it.
+func fetchOrigin(host git.Repo) func(ctx context.Context, branch string) error {
+	return func(ctx context.Context, branch string) error {
+		_, err := host.Run(ctx, "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+branch+":refs/remotes/origin/"+branch)
+		return err
+	}
 }
 
 func (o Options) validate() error {

@@ -166,14 +166,7 @@ func (w *Workspace) add(ctx context.Context, path string, args ...string) error 
 func (w *Workspace) fetch(ctx context.Context, branch string) bool {
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
-	spec := "+refs/heads/" + branch + ":refs/remotes/origin/" + branch
-	var err error
-	if w.fetchRemote != nil {
-		err = w.fetchRemote(ctx, branch)
-	} else {
-		_, err = w.host.Run(ctx, "fetch", "--quiet", "--no-tags", "origin", spec)
-	}
-	if err != nil {
+	if err := w.fetchRemote(ctx, branch); err != nil {
 		w.log.Info("could not fetch branch from origin", "branch", branch, "err", err)
 		return false
 	}
