@@ -28,6 +28,7 @@ type hub struct {
 	runURL  string // the workflow run's page; "" when unknown
 	runID   string // GITHUB_RUN_ID and attempt, for recovery branch names
 	marker  string // finds the progress comment again
+	branch  string // the branch input: the run's own pull request comes from it
 	// pushURL is origin's URL as the run found it, before the agent could touch .git/config;
 	// "" when origin is not on the GitHub server, whose token then never goes to git.
 	pushURL string
@@ -38,6 +39,7 @@ type hub struct {
 func newHub(getenv func(string) string, cfg inputs.Config) (*hub, error) {
 	h := &hub{
 		cfg:     cfg.GitHub,
+		branch:  cfg.Branch,
 		token:   cfg.GitHub.Token,
 		actions: getenv("GITHUB_ACTIONS") == "true",
 		server:  strings.TrimRight(orDefault(getenv("GITHUB_SERVER_URL"), "https://github.com"), "/"),
@@ -213,7 +215,7 @@ func (p permissions) OpenLinkedPRs(ctx context.Context, issue int) ([]event.Link
 	for _, pr := range prs {
 		// A pull request an earlier run opened is this work, not a competitor: the run
 		// updates it. It looks like a collaborator's when the token is a person's.
-		if strings.Contains(pr.Body, "<!-- "+prMarkerPrefix) {
+		if h := p.h; h.branch != "" && githubapi.Marked(pr.Body, prMarker(h.branch)) {
 			continue
 		}
 		out = append(out, event.LinkedPR{Number: pr.Number, URL: pr.URL, Author: pr.Author, AuthorAssociation: pr.AuthorAssociation})

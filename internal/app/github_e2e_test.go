@@ -193,6 +193,9 @@ func TestDockerIssueLabeledPushesAndOpensPR(t *testing.T) {
 			t.Errorf("final comment lacks %q:\n%s", want, c.Body)
 		}
 	}
+	if summary := readFile(t, a.summary); !strings.Contains(summary, "| Pull request | [#"+out["pr-number"]+"]("+pr.URL+") |") || !strings.Contains(summary, "| Pushed | yes |") {
+		t.Errorf("the job summary lacks the pull request and push rows:\n%s", summary)
+	}
 	if c.Edits == 0 || out["comment-url"] != c.URL {
 		t.Errorf("comment edited %d times, comment-url %q; want it edited to its final state and named (%s)", c.Edits, out["comment-url"], c.URL)
 	}

@@ -61,6 +61,11 @@ func summaryOf(cfg inputs.Config, o report.Outputs, res run.Result) report.Run {
 		MaxIterations:     cfg.MaxIterations,
 		PreservedWorktree: o.PreservedWorktree,
 		LogFile:           o.LogFile,
+		Pushed:            o.Pushed,
+		RecoveryBranch:    o.RecoveryBranch,
+		PRNumber:          o.PRNumber,
+		PRURL:             o.PRURL,
+		CommentURL:        o.CommentURL,
 	}
 	if res.Output != nil {
 		s.Output = string(res.Output.JSON)

@@ -196,8 +196,11 @@ func (p *plan) checkNoPersistedToken() error {
 	defer cancel()
 	g := p.hostGit(p.cfg.WorkingDirectory)
 	out, err := g.Run(ctx, "config", "--local", "--includes", "--name-only", "--get-regexp", `^http\..*\.extraheader$`)
-	if err != nil || strings.TrimSpace(out) == "" {
-		return nil // exit 1: none set
+	switch {
+	case git.ExitCode(err) == 1:
+		return nil // none set
+	case err != nil:
+		return fmt.Errorf("looking for a token kept in .git/config: %w", err)
 	}
 	return fmt.Errorf("the checkout keeps a token in .git/config (%s), where the agent could read it; set persist-credentials: false on the actions/checkout step: the action pushes with github-token itself", strings.Join(strings.Fields(out), ", "))
 }
@@ -321,7 +324,7 @@ func (p *plan) refuse(ctx context.Context, rep *report.Reporter, d event.Decisio
 	// A refusal is answered where it was asked, but never to a bot (two bots could answer
 	// each other forever) and never for an event that did not address the action at all.
 	// Its own marker keeps a refusal from overwriting the status of an earlier run.
-	if !d.Skip && p.gh.event.ActorType != "Bot" && p.gh.comments() {
+	if !d.Skip && !p.gh.event.IsBot() && p.gh.comments() {
 		body := p.red.Redact(report.CommentBody(report.Comment{Phase: report.PhaseRefused, Reason: d.Reason, RunURL: p.gh.runURL}))
 		c, _, err := p.gh.api.UpsertComment(ctx, p.gh.owner, p.gh.repo, p.gh.issue, p.gh.marker+":refused", body)
 		if err != nil {

@@ -165,16 +165,17 @@ func TestOpenLinkedPRsLeavesOutARunsOwn(t *testing.T) {
 	gh := testkit.NewGitHub(t, "ghs_t0ken", "octo/widgets")
 	gh.AddLinkedPR(42, testkit.FakeLinkedPR{Number: 7, Author: "maintainer", AuthorAssociation: "COLLABORATOR", Body: "Closes #42\n\n<!-- " + prMarker("sandcastle/issue-42") + " -->"})
 	gh.AddLinkedPR(42, testkit.FakeLinkedPR{Number: 8, Author: "colleague", AuthorAssociation: "MEMBER", Body: "Fixes #42"})
+	gh.AddLinkedPR(42, testkit.FakeLinkedPR{Number: 9, Author: "maintainer", AuthorAssociation: "COLLABORATOR", Body: "Closes #42\n\n<!-- " + prMarker("sandcastle/other") + " -->"})
 	api, err := githubapi.New(githubapi.Options{Token: "ghs_t0ken", APIURL: gh.APIURL})
 	if err != nil {
 		t.Fatal(err)
 	}
-	prs, err := permissions{&hub{api: api, owner: "octo", repo: "widgets"}}.OpenLinkedPRs(t.Context(), 42)
+	prs, err := permissions{&hub{api: api, owner: "octo", repo: "widgets", branch: "sandcastle/issue-42"}}.OpenLinkedPRs(t.Context(), 42)
 	if err != nil {
 		t.Fatalf("OpenLinkedPRs: %v", err)
 	}
-	if len(prs) != 1 || prs[0].Number != 8 {
-		t.Errorf("linked pull requests = %+v, want only #8, the colleague's", prs)
+	if len(prs) != 2 || prs[0].Number != 8 || prs[1].Number != 9 {
+		t.Errorf("linked pull requests = %+v, want #8, the colleague's, and #9, another branch's", prs)
 	}
 }
 

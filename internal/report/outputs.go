@@ -92,8 +92,10 @@ const FieldPrefix = "output-"
 // FieldOutputs splits a JSON object into the values of Outputs.Fields: a string field as is,
 // any other value as compact JSON. A field is left out, and named in skipped, when its name
 // is not made of letters, digits, "_" and "-" (an output name must survive the runner's
-// parsing and a workflow expression) or when "output-<name>" is the name of a declared output,
-// such as output-tokens. Anything but a JSON object yields no fields.
+// parsing and a workflow expression), or when "output-<name>" is, in any case, the name of a
+// declared output (output-tokens) or of a field already taken: the runner keeps step outputs
+// case-insensitively, and a later one would replace the earlier. Anything but a JSON object
+// yields no fields.
 func FieldOutputs(object []byte) (fields map[string]string, skipped []string) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(object, &m) != nil {
@@ -106,10 +108,11 @@ func FieldOutputs(object []byte) (fields map[string]string, skipped []string) {
 	fields = make(map[string]string, len(m))
 	for _, name := range slices.Sorted(maps.Keys(m)) {
 		out := FieldPrefix + name
-		if !fieldNameRe.MatchString(name) || slices.Contains(taken, out) {
+		if !fieldNameRe.MatchString(name) || slices.ContainsFunc(taken, func(t string) bool { return strings.EqualFold(t, out) }) {
 			skipped = append(skipped, name)
 			continue
 		}
+		taken = append(taken, out)
 		var s string
 		if json.Unmarshal(m[name], &s) == nil {
 			fields[name] = s

@@ -146,9 +146,9 @@ func TestFieldOutputs(t *testing.T) {
 		},
 		{
 			name:        "bad_names_and_declared_collisions_skipped",
-			object:      `{"tokens": 1, "has space": "x", "a.b": "y", "fine_name-2": "z"}`,
-			wantFields:  map[string]string{"fine_name-2": "z"},
-			wantSkipped: []string{"a.b", "has space", "tokens"},
+			object:      `{"tokens": 1, "Tokens": 2, "has space": "x", "a.b": "y", "fine_name-2": "z", "Fine_Name-2": "w"}`,
+			wantFields:  map[string]string{"Fine_Name-2": "w"},
+			wantSkipped: []string{"Tokens", "a.b", "fine_name-2", "has space", "tokens"},
 		},
 		{name: "not_an_object", object: `["a"]`},
 		{name: "string_output", object: `"text"`},
