@@ -51,13 +51,15 @@ func TestParseEnvFile_errors(t *testing.T) {
 		data string
 		want []string // one fragment per expected line error, in order
 	}{
-		{"no_equals", "A=1\nJUST_A_NAME\n", []string{`line 2: "JUST_A_NAME" is not KEY=VALUE`}},
-		{"bare_export", "export A\n", []string{`line 1: "A" is not KEY=VALUE`}},
-		{"bad_key", "MY-VAR=1\n", []string{`line 1: "MY-VAR" is not a variable name`}},
-		{"empty_key", "=1\n", []string{`line 1: "" is not a variable name`}},
+		{"no_equals", "A=1\nJUST_A_NAME\n", []string{`line 2: not KEY=VALUE (the line is not shown`}},
+		{"bare_export", "export A\n", []string{`line 1: not KEY=VALUE`}},
+		{"yaml_habit", "ANTHROPIC_API_KEY: sk-ant-x\n", []string{`line 1: ANTHROPIC_API_KEY is followed by a colon, not =; write ANTHROPIC_API_KEY=value`}},
+		{"yaml_habit_value_with_equals", "TOKEN : abc==\n", []string{`line 1: TOKEN is followed by a colon`}},
+		{"bad_key", "MY-VAR=1\n", []string{`line 1: the text before = is not a variable name (not shown`}},
+		{"empty_key", "=1\n", []string{`line 1: the text before = is not a variable name`}},
 		{"unclosed_double_quote", `A="open`, []string{`line 1: value of A: no closing "`}},
 		{"unclosed_single_quote", "\n\nA='open\n", []string{"line 3: value of A: no closing '"}},
-		{"text_after_quote", `A="a" b`, []string{`line 1: value of A has "b" after its closing quote`}},
+		{"text_after_quote", `A="a" b`, []string{`line 1: value of A has text after its closing quote (not shown`}},
 		{"several_lines", "1A=x\nOK=1\nB\n", []string{"line 1:", "line 3:"}},
 	}
 	for _, tt := range tests {

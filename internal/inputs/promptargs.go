@@ -71,12 +71,18 @@ func (b *argsBuilder) keyValueLines(text string) (map[string]string, []string) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
+		// Build arguments may be secrets: a bad line is named by its number, never shown, and
+		// neither is what stands before its = unless it is a name (it may be a value).
 		key, value, ok := strings.Cut(line, "=")
-		if !ok {
-			b.problemf("line %d %q is not KEY=VALUE; give one KEY=VALUE per line, or use YAML or JSON", i+1, line)
-			continue
+		key = strings.TrimSpace(key)
+		switch {
+		case !ok:
+			b.problemf("line %d is not KEY=VALUE (not shown, as it may hold a secret); give one KEY=VALUE per line, or use YAML or JSON", i+1)
+		case !identRe.MatchString(key):
+			b.problemf("the key on line %d is not a valid name (not shown, as it may be a value); use letters, digits and _, not starting with a digit", i+1)
+		default:
+			b.add(key, strings.TrimSpace(value), fmt.Sprintf(" on line %d", i+1))
 		}
-		b.add(strings.TrimSpace(key), strings.TrimSpace(value), fmt.Sprintf(" on line %d", i+1))
 	}
 	return b.args, b.problems
 }
@@ -84,7 +90,7 @@ func (b *argsBuilder) keyValueLines(text string) (map[string]string, []string) {
 func (b *argsBuilder) yaml(text string) (map[string]string, []string) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
-		return nil, []string{fmt.Sprintf("is not a YAML or JSON map, nor KEY=VALUE lines: %v", err)}
+		return nil, []string{fmt.Sprintf("is not a YAML or JSON map, nor KEY=VALUE lines: %s", yamlProblem(err))}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, nil // only comments
@@ -112,7 +118,7 @@ func (b *argsBuilder) yaml(text string) (map[string]string, []string) {
 		default:
 			s, err := nodeJSON(v)
 			if err != nil {
-				b.problemf("value of key %s%s cannot be written as JSON: %v; give a string", k.Value, where, err)
+				b.problemf("value of key %s%s cannot be written as JSON: %s; give a string", k.Value, where, yamlProblem(err))
 				continue
 			}
 			b.add(k.Value, s, where)
@@ -120,6 +126,23 @@ func (b *argsBuilder) yaml(text string) (map[string]string, []string) {
 	}
 	return b.args, b.problems
 }
+
+// yamlProblem is what a YAML error says, unless it is one of the few that quote the text (an
+// alias's anchor name, a value that did not decode, a map key), which may be a secret: then only
+// where it is, when the error says. The parser's own messages are fixed phrases.
+func yamlProblem(err error) string {
+	msg := err.Error()
+	if !strings.Contains(msg, "anchor '") && !strings.Contains(msg, "`") && !strings.Contains(msg, "invalid map key") {
+		return msg
+	}
+	where := "the YAML is wrong"
+	if m := yamlLineRe.FindString(msg); m != "" {
+		where += " on " + m
+	}
+	return where + " (the error quotes the text, which is not shown, as it may hold a secret)"
+}
+
+var yamlLineRe = regexp.MustCompile(`line [0-9]+`)
 
 // nodeJSON renders a YAML list or map as compact JSON, so a template gets text a model reads well.
 func nodeJSON(n *yaml.Node) (string, error) {
