@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
@@ -366,8 +367,9 @@ func keepLast(lines []string, line string, n int) []string {
 }
 
 // failureDetail prefers the agent's own error report, then what the CLI said on stderr (which
-// for some CLIs is mostly progress noise), then its last reported error, then its last unparsed
-// output lines.
+// for some CLIs is mostly progress noise), then the agent's final message (a CLI that prints
+// "Rate limit exceeded" as its answer and exits 1, as the reference reads it), then its last
+// reported error, then its last unparsed output lines.
 func failureDetail(stderr string, tr *transcript, lines []string) string {
 	if tr.isError && strings.TrimSpace(tr.result) != "" {
 		return strings.TrimSpace(tr.result)
@@ -375,10 +377,26 @@ func failureDetail(stderr string, tr *transcript, lines []string) string {
 	if s := strings.TrimSpace(stderr); s != "" {
 		return lastLines(s, 20)
 	}
+	if s := strings.TrimSpace(tr.final()); s != "" {
+		return lastLines(tail(s, detailKeep), 20)
+	}
 	if s := strings.TrimSpace(tr.lastError); s != "" {
 		return s
 	}
 	return strings.Join(lines, "\n")
+}
+
+// detailKeep bounds how much of the agent's final message a failure quotes: its end, where the
+// reason for stopping is.
+const detailKeep = 2000
+
+// tail is the last n bytes of s or a few fewer, starting on a whole character.
+func tail(s string, n int) string {
+	i := max(len(s)-n, 0)
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
 }
 
 func lastLines(s string, n int) string {

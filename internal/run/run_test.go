@@ -255,6 +255,13 @@ func TestLoopAgentError(t *testing.T) {
 			e.OnLine([]byte(resultLine("Invalid API key", true)))
 			return sandbox.Result{ExitCode: 1, Stderr: "Reading prompt from stdin...\n"}, nil
 		}, "exited with code 1: Invalid API key"},
+		{"final_message_when_stderr_is_empty", lines(1, textLine("Looking at the code."), resultLine("Rate limit exceeded. Try again in 60s.", false)), "exited with code 1: Rate limit exceeded. Try again in 60s."},
+		{"final_text_without_result", lines(1, textLine("Rate limit exceeded")), "exited with code 1: Rate limit exceeded"},
+		{"final_message_ends_long_text", lines(1, textLine(strings.Repeat("é", 3000)+"\nQuota used up")), "exited with code 1: " + strings.Repeat("é", 12)},
+		{"stderr_over_final_message", func(_ context.Context, e sandbox.Exec) (sandbox.Result, error) {
+			e.OnLine([]byte(resultLine("all done", false)))
+			return sandbox.Result{ExitCode: 3, Stderr: "segfault\n"}, nil
+		}, "exited with code 3: segfault"},
 		{"signal_kill", func(_ context.Context, e sandbox.Exec) (sandbox.Result, error) {
 			e.OnLine([]byte("not json"))
 			return sandbox.Result{ExitCode: 137, Signaled: true}, nil
