@@ -30,8 +30,7 @@ func (e *MergeError) Unwrap() error { return e.Err }
 // when it has no commits, and otherwise kept and named in KeptBranch. The error is a
 // *MergeError when the merge failed. Finish is idempotent.
 func (w *Workspace) Finish(ctx context.Context, ok bool) (Outcome, error) {
-	if w.finished || !w.Worktree {
-		w.finished = true
+	if w.finished {
 		return Outcome{}, nil
 	}
 	w.finished = true
@@ -39,6 +38,9 @@ func (w *Workspace) Finish(ctx context.Context, ok bool) (Outcome, error) {
 		w.lock.release()
 		w.lock = nil
 	}()
+	if !w.Worktree {
+		return Outcome{}, nil
+	}
 	ok = ok && ctx.Err() == nil // a cancelled run is never merged
 
 	var out Outcome
@@ -83,6 +85,12 @@ func (w *Workspace) merge(ctx context.Context) (string, error) {
 	fail := func(err error) (string, error) {
 		return "", &MergeError{Branch: w.Source, Target: w.Target, Err: err}
 	}
+	// No run may work in the checkout while the merge changes it, nor another merge run at once.
+	l, err := lockCheckout(w.host.Dir)
+	if err != nil {
+		return fail(err)
+	}
+	defer l.release()
 	cur, err := w.host.CurrentBranch(ctx)
 	if err != nil {
 		return fail(err)
@@ -205,7 +213,7 @@ func (w *Workspace) removeWorktree(ctx context.Context) string {
 	defer cancel()
 	if dirty, err := w.wt.IsDirty(ctx); dirty {
 		w.log.Warn("worktree has uncommitted changes and was kept; to clean up run `git worktree remove --force "+w.Dir+"`",
-			"path", w.Dir, "branch", w.Source, "status_error", err)
+			statusAttrs(err, "path", w.Dir, "branch", w.Source)...)
 		return w.Dir
 	}
 	// Without --force git itself refuses to delete anything that appeared since our check.

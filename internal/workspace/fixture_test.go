@@ -104,6 +104,16 @@ func (f *fixture) prepare(o workspace.Options) *workspace.Workspace {
 	return w
 }
 
+// finish finishes w as a successful run would, failing the test on error.
+func (f *fixture) finish(w *workspace.Workspace) workspace.Outcome {
+	f.t.Helper()
+	out, err := w.Finish(f.t.Context(), true)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return out
+}
+
 func (f *fixture) branchExists(name string) bool {
 	return f.try(f.dir, "show-ref", "--verify", "--quiet", "refs/heads/"+name)
 }

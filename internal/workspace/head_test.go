@@ -74,9 +74,9 @@ func TestPrepare_excludes_managed_dirs_once(t *testing.T) {
 	f := newFixture(t)
 	exclude := filepath.Join(f.dir, ".git", "info", "exclude")
 	write(t, exclude, "*.log") // no trailing newline
-	f.prepare(f.opts(workspace.Head))
+	f.finish(f.prepare(f.opts(workspace.Head)))
 	first := read(t, exclude)
-	f.prepare(f.opts(workspace.Head))
+	f.finish(f.prepare(f.opts(workspace.Head)))
 	if got := read(t, exclude); got != first {
 		t.Errorf("second Prepare changed info/exclude:\n%s\nwas:\n%s", got, first)
 	}
@@ -117,15 +117,5 @@ func TestPrepare_rejects_bad_options(t *testing.T) {
 	}
 	if got := f.branches(); !slices.Equal(got, []string{"main"}) {
 		t.Errorf("branches = %q, want only main", got)
-	}
-}
-
-func TestPrepare_outside_a_repository(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	o := f.opts(workspace.Head)
-	o.RepoDir = t.TempDir()
-	if _, err := workspace.Prepare(t.Context(), f.env, o); err == nil || !strings.Contains(err.Error(), "not in a git working tree") {
-		t.Errorf("Prepare error = %v, want not in a git working tree", err)
 	}
 }

@@ -11,17 +11,50 @@ import (
 // errBusy means another process holds a lock.
 var errBusy = errors.New("in use by another run")
 
+// busyError is errBusy with the holder's note, "pid 123".
+type busyError struct{ holder string }
+
+func (e *busyError) Error() string { return errBusy.Error() + e.by() }
+func (e *busyError) Unwrap() error { return errBusy }
+
+// by is " (pid 123)", or "" when the holder left no note.
+func (e *busyError) by() string {
+	if e.holder == "" {
+		return ""
+	}
+	return " (" + e.holder + ")"
+}
+
 // acquire takes the lock for the worktree at path for the life of the Workspace.
 func (w *Workspace) acquire(top, path string) error {
 	l, err := acquire(filepath.Join(lockDir(top), filepath.Base(path)+".lock"))
-	if errors.Is(err, errBusy) {
-		return fmt.Errorf("workspace: worktree %s for branch %q is in use by another sandcastle run (%w); wait for it to finish", path, w.Source, err)
+	var busy *busyError
+	if errors.As(err, &busy) {
+		return fmt.Errorf("workspace: worktree %s for branch %q is in use by another sandcastle run%s; wait for it to finish", path, w.Source, busy.by())
 	}
 	if err != nil {
 		return fmt.Errorf("workspace: lock worktree %s: %w", path, err)
 	}
 	w.lock = l
 	return nil
+}
+
+// checkoutLock is the lock a run takes on the checkout itself while it works in it or merges
+// into it, so that no other run's commits land there meanwhile (and none of its own in theirs).
+// Worktree locks are named after directories that end in a hash, so the name is free.
+func checkoutLock(top string) string { return filepath.Join(lockDir(top), "checkout.lock") }
+
+// lockCheckout takes the checkout's lock.
+func lockCheckout(top string) (*lock, error) {
+	l, err := acquire(checkoutLock(top))
+	var busy *busyError
+	if errors.As(err, &busy) {
+		return nil, fmt.Errorf("the checkout %s is in use by another sandcastle run%s, which works in it (branch-strategy head) or is merging into it (merge-to-head); wait for it to finish", top, busy.by())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock the checkout %s: %w", top, err)
+	}
+	return l, nil
 }
 
 // lock is an exclusive lock on a file. The operating system drops it when the process dies, so
@@ -31,8 +64,7 @@ type lock struct {
 	path string
 }
 
-// acquire takes the lock at path without waiting; errBusy (wrapped with the holder's note) when
-// another process has it.
+// acquire takes the lock at path without waiting; a *busyError when another process has it.
 func acquire(path string) (*lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
@@ -46,7 +78,7 @@ func acquire(path string) (*lock, error) {
 			holder, _ := os.ReadFile(path)
 			f.Close()
 			if errors.Is(err, errBusy) {
-				return nil, fmt.Errorf("%w: %s", errBusy, strings.TrimSpace(string(holder)))
+				return nil, &busyError{holder: strings.TrimSpace(string(holder))}
 			}
 			return nil, err
 		}

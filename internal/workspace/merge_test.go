@@ -228,22 +228,6 @@ func TestMergeToHead_dirty_host(t *testing.T) {
 	}
 }
 
-func TestMergeToHead_detached_host_is_refused(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.git(f.dir, "checkout", "-q", "--detach")
-	_, err := workspace.Prepare(t.Context(), f.env, f.opts(workspace.MergeToHead))
-	if err == nil || !strings.Contains(err.Error(), "detached") || !strings.Contains(err.Error(), "branch-strategy branch") {
-		t.Errorf("Prepare error = %v, want it to explain the detached HEAD and suggest branch-strategy branch", err)
-	}
-	if got := f.managedDirs(); len(got) != 0 {
-		t.Errorf("worktree directories left: %q", got)
-	}
-	if got := f.branches(); !slices.Equal(got, []string{"main"}) {
-		t.Errorf("branches = %q, want only main", got)
-	}
-}
-
 func TestMergeToHead_finish_without_merge(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

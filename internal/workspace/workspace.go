@@ -106,19 +106,12 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 	gctx, cancel := context.WithTimeout(ctx, createTimeout)
 	defer cancel()
 
-	// Upstream tracking is never configured: nothing we create should write .git/config, where
-	// parallel runs would also race on config.lock.
-	host := git.New(o.RepoDir, env).WithConfig(o.GitConfig...).
-		WithConfig("branch.autoSetupMerge=false", "push.autoSetupRemote=false")
-	top, err := host.TopLevel(gctx)
+	// Nothing is written before the repository is known to fit.
+	c, err := inspect(gctx, hostGit(env, o), o)
 	if err != nil {
-		return nil, fmt.Errorf("workspace: %s is not in a git working tree: %w", o.RepoDir, err)
+		return nil, err
 	}
-	host = host.At(top)
-	target, err := host.CurrentBranch(gctx)
-	if err != nil {
-		return nil, fmt.Errorf("workspace: read current branch of %s: %w", top, err)
-	}
+	host, top, target := c.host, c.top, c.target
 	fetch := o.Fetch
 	if fetch == nil {
 		fetch = fetchOrigin(host)
@@ -130,12 +123,13 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 
 	switch o.Strategy {
 	case Head:
+		// One run at a time in a checkout: the commits since the start are then its own.
+		if w.lock, err = lockCheckout(top); err != nil {
+			return nil, fmt.Errorf("workspace: %w", err)
+		}
 		w.Dir, w.Source, w.wt = top, target, host
 		return w, nil
 	case MergeToHead:
-		if target == "" {
-			return nil, fmt.Errorf("workspace: branch-strategy merge-to-head needs the host checkout on a branch to merge into, but HEAD in %s is detached; check out a branch, or use branch-strategy branch with a branch name", top)
-		}
 		suffix, err := randomHex()
 		if err != nil {
 			return nil, err

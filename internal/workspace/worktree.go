@@ -60,24 +60,12 @@ func (w *Workspace) checkoutBranch(ctx context.Context, top string) error {
 	if err != nil {
 		return fmt.Errorf("workspace: list worktrees of %s: %w", top, err)
 	}
-	found := -1
-	for i, t := range list {
-		if t.Branch == branch {
-			found = i
-			break
-		}
-	}
-	if found < 0 {
-		// A managed worktree paused mid-rebase is detached but still ours.
-		for i, t := range list {
-			if samePath(t.Path, path) {
-				found = i
-				break
-			}
-		}
+	found, err := worktreeFor(list, branch, top)
+	if err != nil {
+		return err
 	}
 	if found >= 0 {
-		return w.reuse(ctx, top, list, found)
+		return w.reuse(ctx, top, list[found])
 	}
 
 	if err := w.acquire(top, path); err != nil {
@@ -113,26 +101,15 @@ func (w *Workspace) checkoutBranch(ctx context.Context, top string) error {
 	return nil
 }
 
-// reuse takes over the worktree list[i], which holds the branch (or its directory).
-func (w *Workspace) reuse(ctx context.Context, top string, list []git.Worktree, i int) error {
-	t := list[i]
+// reuse takes over the managed worktree t, which holds the branch (or its directory).
+func (w *Workspace) reuse(ctx context.Context, top string, t git.Worktree) error {
 	branch := w.Source
-	if !under(t.Path, managedRoot(top)) {
-		where := "worktree " + t.Path
-		if i == 0 {
-			where = "the main working tree " + t.Path
-		}
-		return fmt.Errorf("workspace: branch %q is checked out in %s, and git allows a branch in only one worktree; choose another branch, or switch that checkout to another branch", branch, where)
-	}
-	if t.Branch != "" && t.Branch != branch {
-		return fmt.Errorf("workspace: worktree %s, meant for branch %q, has branch %q checked out; remove it with: git worktree remove %s", t.Path, branch, t.Branch, t.Path)
-	}
 	if err := w.acquire(top, t.Path); err != nil {
 		return err
 	}
 	w.Dir, w.wt = t.Path, w.host.At(t.Path)
 	if dirty, err := w.wt.IsDirty(ctx); dirty {
-		w.log.Warn("reusing worktree with uncommitted changes as it is", "path", t.Path, "branch", branch, "status_error", err)
+		w.log.Warn("reusing worktree with uncommitted changes as it is", statusAttrs(err, "path", t.Path, "branch", branch)...)
 		return nil
 	}
 	head, err := w.wt.Run(ctx, "symbolic-ref", "--quiet", "HEAD")
@@ -146,6 +123,15 @@ func (w *Workspace) reuse(ctx context.Context, top string, list []git.Worktree, 
 	}
 	w.fastForward(ctx, branch)
 	return nil
+}
+
+// statusAttrs are the log attributes of a note about a worktree's status: args, and the error
+// when the status could not be read (it then counts as dirty).
+func statusAttrs(err error, args ...any) []any {
+	if err != nil {
+		args = append(args, "status_error", err)
+	}
+	return args
 }
 
 // add runs git worktree add with args and records that the worktree at path exists.
