@@ -8,5 +8,7 @@
 // through the functions in Env, so the composition root decides what "the environment" is and
 // tests need no real files. Load reports every problem at once (errors.Join), each a *Problem
 // naming its input and what would be valid, because a CI user who fixes one input per run waits
-// minutes for each round trip.
+// minutes for each round trip. A misspelt input is named with the one most likely meant: an
+// unknown flag is a Problem, and an INPUT_* variable that is no input (UnknownVariables) a
+// warning, since the runner sets whatever a workflow's with: holds.
 package inputs

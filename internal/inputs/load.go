@@ -47,14 +47,19 @@ type AgentInfo struct {
 	Forkable        bool     // a resumed session can continue under a new id (fork-session)
 }
 
-// Problem is one invalid input. Load returns every Problem it finds, joined; use errors.As to
-// reach them.
+// Problem is one invalid input: what the user gave the run is wrong, and nothing was started.
+// Load returns every Problem it finds, joined; use errors.As to reach them. A caller that finds
+// a bad setting later (a flag, the repository the inputs name, the environment) says so with a
+// Problem too, so that one look at the error's type tells bad input from a failed run.
 type Problem struct {
-	Input   string // the input's name, e.g. "max-iterations"
+	Input   string // the input's name, e.g. "max-iterations"; "" when the problem is no one input's
 	Message string // what is wrong and what would be valid
 }
 
 func (p *Problem) Error() string {
+	if p.Input == "" {
+		return p.Message
+	}
 	return fmt.Sprintf("input %q: %s", p.Input, p.Message)
 }
 
@@ -79,7 +84,11 @@ func Load(raw Raw, env Env) (Config, error) {
 	l := &loader{raw: raw, env: env}
 	for name := range raw {
 		if _, ok := Lookup(name); !ok {
-			l.problem(name, "there is no such input; see the inputs in action.yml or sandcastle run --help")
+			hint := didYouMean(name, "")
+			if hint != "" {
+				hint = " (" + hint + ")"
+			}
+			l.problem(name, "there is no such input%s; see the inputs in action.yml or sandcastle run --help", hint)
 		}
 	}
 	slices.SortFunc(l.problems, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })

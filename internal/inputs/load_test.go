@@ -475,7 +475,7 @@ func TestLoad_badInput(t *testing.T) {
 		{"fork_needs_resume", with(InputForkSession, "true"), InputForkSession, "needs resume-session"},
 		{"fork_needs_forkable_agent", with(InputAgent, "codex", InputResumeSession, "s1", InputForkSession, "true"), InputForkSession, "set fork-session to false to continue the session in place, or use claude-code"},
 		{"output_retries_without_tag", with(InputOutputMaxRetries, "2"), InputOutputMaxRetries, "set output-tag or use 0"},
-		{"unknown_input", with("max-iteration", "3"), "max-iteration", "there is no such input"},
+		{"unknown_input", with("max-iteration", "3"), "max-iteration", "there is no such input (did you mean max-iterations?)"},
 		{"image_upper_case", with(InputImage, "Sandcastle:Latest"), InputImage, `"Sandcastle:Latest" is not an image reference; use a lower-case name`},
 		{"image_with_space", with(InputImage, "my image"), InputImage, "is not an image reference"},
 		{"build_image_unknown", with(InputBuildImage, "sometimes"), InputBuildImage, "use one of: auto, always, never"},

@@ -27,14 +27,15 @@ func FromEnv(getenv func(string) string) Raw {
 // FromFlags reads inputs from the arguments of `sandcastle run` (without "run"): --name value or
 // --name=value for each input (one dash works too). A boolean flag alone means true. A list
 // input's flag may repeat, one item each. On -h or --help it returns flag.ErrHelp; print Usage.
-// Every mistake is reported, joined.
+// Every mistake is reported, joined, each a *Problem; an unknown flag names the input it most
+// likely meant.
 func FromFlags(args []string) (Raw, error) {
 	raw := Raw{}
 	var errs []error
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if arg == "--" || !strings.HasPrefix(arg, "-") || arg == "-" {
-			errs = append(errs, fmt.Errorf("unexpected argument %q: give inputs as --name value", arg))
+			errs = append(errs, &Problem{Message: fmt.Sprintf("unexpected argument %q: give inputs as --name value", arg)})
 			continue
 		}
 		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-"), "=")
@@ -43,7 +44,15 @@ func FromFlags(args []string) (Raw, error) {
 		}
 		d, ok := Lookup(name)
 		if !ok {
-			errs = append(errs, fmt.Errorf("unknown flag --%s: see sandcastle run --help", name))
+			hint := "see sandcastle run --help"
+			if h := didYouMean(name, "--"); h != "" {
+				hint = h
+			}
+			errs = append(errs, &Problem{Message: "unknown flag --" + name + ": " + hint})
+			// Its value, when it has one, is no stray argument of its own.
+			if !hasValue && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+			}
 			continue
 		}
 		switch {

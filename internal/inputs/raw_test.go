@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -142,13 +143,28 @@ func TestFromFlags_errors(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
-		want []string // fragments of the error, all of which must appear
+		want []string // every problem, in order
 	}{
-		{"unknown_flag", []string{"--max-iteration", "3"}, []string{"unknown flag --max-iteration: see sandcastle run --help"}},
+		{"unknown_flag", []string{"--promt", "fix it"}, []string{"unknown flag --promt: did you mean --prompt?"}},
+		{"every_unknown_flag", []string{"--promt", "hi", "--max_iterations", "3", "--colour=red", "--output-tagg", "result", "--verbos"}, []string{
+			"unknown flag --promt: did you mean --prompt?",
+			"unknown flag --max_iterations: input names are written with hyphens, not underscores: did you mean --max-iterations?",
+			"unknown flag --colour: see sandcastle run --help",
+			"unknown flag --output-tagg: did you mean --output-tag?",
+			"unknown flag --verbos: did you mean --verbose?",
+		}},
+		{"unknown_flag_before_a_flag", []string{"--verbos", "--prompt", "hi", "--x"}, []string{
+			"unknown flag --verbos: did you mean --verbose?",
+			"unknown flag --x: see sandcastle run --help",
+		}},
 		{"missing_value", []string{"--prompt"}, []string{`input "prompt": flag --prompt needs a value`}},
-		{"repeated_single_value", []string{"--agent", "a", "--agent", "b"}, []string{"flag --agent is given more than once"}},
-		{"positional_argument", []string{"fix", "the", "bug"}, []string{`unexpected argument "fix"`, `unexpected argument "bug"`}},
-		{"every_mistake_at_once", []string{"--nope", "--model"}, []string{"unknown flag --nope", "flag --model needs a value"}},
+		{"repeated_single_value", []string{"--agent", "a", "--agent", "b"}, []string{`input "agent": flag --agent is given more than once; give it once`}},
+		{"positional_argument", []string{"fix", "the", "bug"}, []string{
+			`unexpected argument "fix": give inputs as --name value`,
+			`unexpected argument "the": give inputs as --name value`,
+			`unexpected argument "bug": give inputs as --name value`,
+		}},
+		{"every_mistake_at_once", []string{"--nope", "x", "--model"}, []string{"unknown flag --nope: see sandcastle run --help", `input "model": flag --model needs a value`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,12 +173,45 @@ func TestFromFlags_errors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("FromFlags(%q) succeeded, want an error", tt.args)
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("FromFlags(%q) = %q, want it to contain %q", tt.args, err, w)
-				}
+			var got []string
+			for _, p := range problemsOf(t, err) {
+				got = append(got, p.Error())
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("FromFlags(%q) problems:\n%s\nwant:\n%s", tt.args, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+func TestUnknownVariables(t *testing.T) {
+	t.Parallel()
+	environ := []string{
+		"INPUT_PROMPT=hi",
+		"INPUT_OUTPUT-TAGG=result",
+		"INPUT_MAX_ITERATIONS=3",
+		"INPUT_COLOUR=red",
+		"INPUT_GITHUB-TOKEN=ghs_secret",
+		"INPUT_API_KEY=sk-secret",
+		"INPUT_=x",
+		"PATH=/bin",
+		"GITHUB_INPUT_X=1",
+	}
+	want := []string{
+		`INPUT_API_KEY is set, but the action has no input "api_key", so it is ignored`,
+		`INPUT_COLOUR is set, but the action has no input "colour", so it is ignored`,
+		`INPUT_MAX_ITERATIONS is set, but the action has no input "max_iterations", so it is ignored; input names are written with hyphens, not underscores: did you mean max-iterations?`,
+		`INPUT_OUTPUT-TAGG is set, but the action has no input "output-tagg", so it is ignored; did you mean output-tag?`,
+	}
+	if got := UnknownVariables(environ); !slices.Equal(got, want) {
+		t.Errorf("UnknownVariables:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var all []string
+	for _, d := range Definitions {
+		all = append(all, EnvName(d.Name)+"=x")
+	}
+	if got := UnknownVariables(all); len(got) != 0 {
+		t.Errorf("UnknownVariables warns about defined inputs: %q", got)
 	}
 }
 
