@@ -210,6 +210,48 @@ func TestClaudeEditsCommitsAndSignals(t *testing.T) {
 	}
 }
 
+// TestClaudeHeadRunsOneAtATime starts a second head run in a checkout while the first one's
+// agent is at work there: the second is refused before its agent starts, saying once that the
+// checkout is in use, and the first reports exactly its own agent's commit.
+func TestClaudeHeadRunsOneAtATime(t *testing.T) {
+	t.Parallel()
+	release := filepath.Join(t.TempDir(), "release")
+	a := newAction(t,
+		commitBash("a.txt", "from the first run", "Work of the first run"),
+		testkit.Bash("while [ ! -e "+release+" ]; do sleep 0.1; done"),
+		testkit.Text("Done. "+signal),
+	)
+	a.input("prompt", "Work in the checkout.")
+	b := newAction(t) // its agent must never start: any request to its model fails the test
+	b.dir, b.env["GITHUB_WORKSPACE"] = a.dir, a.dir
+	b.input("prompt", "Work in the same checkout.")
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	first := make(chan invocation, 1)
+	go func() { first <- a.runContext(ctx) }()
+	if err := a.model.WaitRequests(ctx, 2); err != nil { // its commit is made; it waits for release
+		t.Fatal(err)
+	}
+	second := b.run()
+	writeFile(t, release, "")
+	if inv := <-first; inv.code != 0 {
+		t.Fatalf("first run: exit code %d, want 0", inv.code)
+	}
+
+	if second.code != exitFailed {
+		t.Errorf("second run: exit code %d, want %d", second.code, exitFailed)
+	}
+	if got := second.output(); strings.Count(got, "in use") != 1 || !strings.Contains(got, "the checkout "+a.dir+" is in use by another sandcastle run (pid ") {
+		t.Errorf("second run does not say once that the checkout is in use:\n%s", got)
+	}
+	out := a.readOutputs()
+	mine := a.git("log", "-1", "--format=%H", "--grep", "Work of the first run")
+	if got := commitList(t, out["commits"]); len(got) != 1 || got[0] != mine || out["status"] != "complete" {
+		t.Errorf("first run: status %q, commits %v; want complete with only its own commit %s", out["status"], got, mine)
+	}
+}
+
 func TestClaudeRunsOutOfIterations(t *testing.T) {
 	t.Parallel()
 	a := newAction(t,
