@@ -14,16 +14,17 @@ import (
 
 // System is everything the program takes from the process it runs in.
 type System struct {
-	Args   []string // without the program name
-	Getenv func(string) string
-	Getwd  func() (string, error)
-	Stdout io.Writer
-	Stderr io.Writer
+	Args    []string // without the program name
+	Getenv  func(string) string
+	Environ func() []string // every variable as KEY=VALUE; nil: none beyond what Getenv finds
+	Getwd   func() (string, error)
+	Stdout  io.Writer
+	Stderr  io.Writer
 }
 
 // OS is the real process.
 func OS() System {
-	return System{Args: os.Args[1:], Getenv: os.Getenv, Getwd: os.Getwd, Stdout: os.Stdout, Stderr: os.Stderr}
+	return System{Args: os.Args[1:], Getenv: os.Getenv, Environ: os.Environ, Getwd: os.Getwd, Stdout: os.Stdout, Stderr: os.Stderr}
 }
 
 // Exit codes.
@@ -32,6 +33,20 @@ const (
 	exitFailed   = 1 // the run could not do its job
 	exitBadInput = 2 // the inputs are invalid; nothing was started
 )
+
+// exitCode is the exit code of a run that ended with err, decided by the error's type alone:
+// an *inputs.Problem anywhere in it means the inputs are invalid.
+func exitCode(err error) int {
+	var p *inputs.Problem
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &p):
+		return exitBadInput
+	default:
+		return exitFailed
+	}
+}
 
 const usageText = `sandcastle runs an AI coding agent in a loop against a git repository.
 
@@ -59,7 +74,11 @@ func Main(ctx context.Context, sys System) int {
 				return exitFailed
 			}
 		}
-		return execute(ctx, sys, inputs.FromEnv(sys.Getenv), dir)
+		var unknown []string // misspelt keys under with:, which the runner passes all the same
+		if sys.Environ != nil {
+			unknown = inputs.UnknownVariables(sys.Environ())
+		}
+		return execute(ctx, sys, inputs.FromEnv(sys.Getenv), dir, unknown...)
 	case len(args) > 0 && args[0] == "run":
 		raw, err := inputs.FromFlags(args[1:])
 		if errors.Is(err, flag.ErrHelp) {
@@ -68,7 +87,7 @@ func Main(ctx context.Context, sys System) int {
 		}
 		if err != nil {
 			fmt.Fprintf(sys.Stderr, "sandcastle run: %v\nRun \"sandcastle run --help\" for the flags.\n", err)
-			return exitBadInput
+			return exitCode(err)
 		}
 		dir, err := sys.Getwd()
 		if err != nil {

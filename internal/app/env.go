@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 )
 
 // hostBase are the host variables every agent process needs to work at all. Everything else
@@ -64,8 +66,8 @@ func resolveEnv(getenv func(string) string, names []string, file map[string]stri
 	if len(bad) > 0 {
 		slices.Sort(bad)
 		bad = slices.Compact(bad)
-		return e, fmt.Errorf("input \"env\": %s never enter the sandbox: the agent holds no GitHub credentials; remove %s from env and env-file",
-			strings.Join(bad, ", "), plural(len(bad), "it", "them"))
+		return e, &inputs.Problem{Input: inputs.InputEnv, Message: fmt.Sprintf("%s never enter the sandbox: the agent holds no GitHub credentials; remove %s from env and env-file",
+			strings.Join(bad, ", "), plural(len(bad), "it", "them"))}
 	}
 	return e, nil
 }

@@ -33,9 +33,14 @@ type hub struct {
 	// "" when origin is not on the GitHub server, whose token then never goes to git.
 	pushURL string
 	issue   int // the issue or pull request the run reports on; 0 = none
+
+	// eventUnread says GITHUB_EVENT_PATH names an event that could not be read: event is nil,
+	// though the run was started by one.
+	eventUnread bool
 }
 
-// newHub reads the event and opens the API client. Nothing is sent to GitHub yet.
+// newHub reads the event and opens the API client. Nothing is sent to GitHub yet. The hub is
+// returned with its error, an *inputs.Problem, holding what could be read.
 func newHub(getenv func(string) string, cfg inputs.Config) (*hub, error) {
 	h := &hub{
 		cfg:     cfg.GitHub,
@@ -50,7 +55,8 @@ func newHub(getenv func(string) string, cfg inputs.Config) (*hub, error) {
 	if path := getenv("GITHUB_EVENT_PATH"); h.actions && path != "" {
 		e, err := event.Load(getenv("GITHUB_EVENT_NAME"), path)
 		if err != nil {
-			return nil, fmt.Errorf("the event that started the workflow (GITHUB_EVENT_PATH): %w", err)
+			h.eventUnread = true
+			return h, &inputs.Problem{Message: "the event that started the workflow cannot be used: " + err.Error()}
 		}
 		h.event = e
 		switch {
@@ -72,12 +78,12 @@ func newHub(getenv func(string) string, cfg inputs.Config) (*hub, error) {
 	h.marker = markerOf(getenv("GITHUB_WORKFLOW"), getenv("GITHUB_JOB"), cfg.Name)
 
 	if err := h.needs(); err != nil {
-		return nil, err
+		return h, err
 	}
 	if h.token != "" && h.repo != "" {
 		api, err := githubapi.New(githubapi.Options{Token: h.token, APIURL: getenv("GITHUB_API_URL")})
 		if err != nil {
-			return nil, fmt.Errorf("GitHub API client (github-token, GITHUB_API_URL): %w", err)
+			return h, &inputs.Problem{Message: fmt.Sprintf("GitHub API client (github-token, GITHUB_API_URL): %v", err)}
 		}
 		h.api = api
 	}
@@ -139,10 +145,10 @@ func (h *hub) needs() error {
 		return nil
 	}
 	if h.token == "" {
-		return fmt.Errorf("input %q: no token, but %s; pass a token (the default is the job's ${{ github.token }}; on the command line set GITHUB_TOKEN)", inputs.InputGitHubToken, why)
+		return &inputs.Problem{Input: inputs.InputGitHubToken, Message: "no token, but " + why + "; pass a token (the default is the job's ${{ github.token }}; on the command line set GITHUB_TOKEN)"}
 	}
 	if h.repo == "" {
-		return fmt.Errorf("GITHUB_REPOSITORY is not set, but %s; set it to owner/name", why)
+		return &inputs.Problem{Message: "GITHUB_REPOSITORY is not set, but " + why + "; set it to owner/name"}
 	}
 	return nil
 }

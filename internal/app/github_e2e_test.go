@@ -478,13 +478,13 @@ func TestRunLongerThanCleanupStillFinishes(t *testing.T) {
 
 	var stdout syncBuffer
 	sys := System{Getenv: a.env.get, Getwd: func() (string, error) { return a.dir, nil }, Stdout: &stdout, Stderr: &stdout}
-	p, err := validate(sys, inputs.FromEnv(a.env.get), a.dir)
+	p, err := validate(t.Context(), sys, inputs.FromEnv(a.env.get), a.dir)
 	if err != nil {
 		t.Fatalf("validate: %v", err)
 	}
 	p.cleanup = time.Second // shorter than the agent's work
-	if code := p.run(t.Context(), report.New(&stdout, a.env.get)); code != exitOK {
-		t.Fatalf("exit %d, want 0:\n%s", code, stdout.String())
+	if err := p.run(t.Context(), report.New(&stdout, a.env.get)); err != nil {
+		t.Fatalf("run: %v\n%s", err, stdout.String())
 	}
 	out := a.readOutputs()
 	if got := gitRun(t, a.env, a.dir, "log", "-1", "--format=%s", "main"); got != "Slow work" || out["branch"] != "main" {

@@ -17,6 +17,15 @@ type env map[string]string
 
 func (e env) get(k string) string { return e[k] }
 
+// list is the environment as os.Environ gives it.
+func (e env) list() []string {
+	var out []string
+	for k, v := range e {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
 // hermeticEnv is a process environment that sees no git config of the machine's user. Its
 // PATH starts with a claude that must never run: tests of runs that are refused use it.
 func hermeticEnv(t *testing.T) env {
@@ -70,11 +79,12 @@ func runMainContext(ctx context.Context, t *testing.T, e env, dir string, args .
 	t.Helper()
 	var stdout, stderr syncBuffer
 	code := Main(ctx, System{
-		Args:   args,
-		Getenv: e.get,
-		Getwd:  func() (string, error) { return dir, nil },
-		Stdout: &stdout,
-		Stderr: &stderr,
+		Args:    args,
+		Getenv:  e.get,
+		Environ: e.list,
+		Getwd:   func() (string, error) { return dir, nil },
+		Stdout:  &stdout,
+		Stderr:  &stderr,
 	})
 	return invocation{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
@@ -124,19 +134,38 @@ func writeFile(t *testing.T, path, content string) {
 
 // repoState is what a run must leave as it found when it refuses to start.
 type repoState struct {
-	branches  string
-	worktrees string
-	status    string
-	head      string
+	branches   string
+	worktrees  string
+	status     string
+	head       string // .git/HEAD: a branch, unborn or not, or a commit
+	exclude    string // .git/info/exclude
+	sandcastle string // everything under .sandcastle, directories too (git status shows no empty ones)
 }
 
 func stateOf(t *testing.T, e env, dir string) repoState {
 	t.Helper()
+	exclude, err := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	head, err := os.ReadFile(filepath.Join(dir, ".git", "HEAD"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var under []string
+	filepath.WalkDir(filepath.Join(dir, ".sandcastle"), func(path string, d os.DirEntry, err error) error {
+		if err == nil {
+			under = append(under, path)
+		}
+		return nil
+	})
 	return repoState{
-		branches:  gitRun(t, e, dir, "branch", "--list", "--format=%(refname:short) %(objectname)"),
-		worktrees: gitRun(t, e, dir, "worktree", "list", "--porcelain"),
-		status:    gitRun(t, e, dir, "status", "--porcelain", "--ignored"),
-		head:      gitRun(t, e, dir, "rev-parse", "HEAD"),
+		branches:   gitRun(t, e, dir, "branch", "--list", "--format=%(refname:short) %(objectname)"),
+		worktrees:  gitRun(t, e, dir, "worktree", "list", "--porcelain"),
+		status:     gitRun(t, e, dir, "status", "--porcelain", "--ignored"),
+		head:       string(head),
+		exclude:    string(exclude),
+		sandcastle: strings.Join(under, "\n"),
 	}
 }
 

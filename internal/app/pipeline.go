@@ -66,25 +66,30 @@ type plan struct {
 	cleanup time.Duration
 }
 
-// execute runs one configuration and reports it.
-func execute(ctx context.Context, sys System, raw inputs.Raw, workDir string) int {
+// execute runs one configuration and reports it, after warnings found while reading it.
+func execute(ctx context.Context, sys System, raw inputs.Raw, workDir string, warnings ...string) int {
 	rep := report.New(sys.Stdout, sys.Getenv)
-	p, err := validate(sys, raw, workDir)
+	for _, w := range warnings {
+		rep.Warning(w)
+	}
+	p, err := validate(ctx, sys, raw, workDir)
 	if err != nil {
 		for _, e := range unjoin(err) {
 			rep.Error(e.Error())
 		}
-		return exitBadInput
+		return exitCode(err)
 	}
 	for _, s := range p.env.secrets {
 		rep.Mask(s)
 	}
 	rep.Mask(p.gh.token)
-	return p.run(ctx, rep)
+	return exitCode(p.run(ctx, rep))
 }
 
-// validate checks everything that can be checked before anything is created on disk.
-func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
+// validate checks everything that can be checked before anything is created on disk. Each
+// problem of the inputs, and of the repository and environment they name, is an
+// *inputs.Problem; any other error means the check itself could not be made.
+func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	cfg, err := inputs.Load(raw, inputs.Env{
 		WorkDir:   workDir,
 		ReadFile:  os.ReadFile,
@@ -97,20 +102,34 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 		return nil, err
 	}
 	p := &plan{cfg: cfg, console: sys.Stdout, home: sys.Getenv("HOME"), cleanup: cleanupTimeout}
+	for _, k := range hostBase {
+		if v := sys.Getenv(k); v != "" {
+			p.gitEnv = append(p.gitEnv, k+"="+v)
+		}
+	}
 	var errs []error
-	if p.gh, err = newHub(sys.Getenv, cfg); err != nil {
+	if err := p.checkRepository(ctx, sys.Getenv("GITHUB_ACTIONS") == "true"); err != nil {
 		errs = append(errs, err)
-		p.gh = &hub{}
+	}
+	p.gh, err = newHub(sys.Getenv, cfg)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	eventArgs := p.gh.eventArgs()
+	if p.gh.eventUnread {
+		// The event's own problem is reported; its keys get stand-ins so that it is not reported
+		// again as every placeholder that names them.
+		eventArgs = standIns(event.ArgNames())
 	}
 	if cfg.GitHub.OpenPR {
 		// The keys known only at the end get stand-ins, so a misspelt one fails now.
-		vals := prKeys(p.gh.eventArgs())
+		vals := prKeys(eventArgs)
 		if _, _, err := renderPR(cfg.GitHub, vals, ""); err != nil {
 			errs = append(errs, err)
 		}
 		onPR := p.gh.event != nil && p.gh.event.PR != nil
 		if cfg.GitHub.PRBase == "" && cfg.BranchStrategy == inputs.StrategyHead && !onPR {
-			errs = append(errs, fmt.Errorf("input %q: with branch-strategy head the pull request would merge the checked-out branch into itself; set pr-base to the branch it merges into", inputs.InputPRBase))
+			errs = append(errs, &inputs.Problem{Input: inputs.InputPRBase, Message: "with branch-strategy head the pull request would merge the checked-out branch into itself; set pr-base to the branch it merges into"})
 		}
 	}
 	if p.agent, err = agent.Lookup(cfg.Agent); err != nil {
@@ -120,23 +139,25 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 		spec := &structured.Spec{Tag: o.Tag, Kind: structured.Kind(o.Type)}
 		if o.Schema != nil {
 			if spec.Schema, err = structured.CompileSchema(o.Schema); err != nil {
-				errs = append(errs, err)
+				errs = append(errs, &inputs.Problem{Input: inputs.InputOutputSchema, Message: err.Error()})
 			}
 		}
 		p.output = spec
 	}
 	// Substitute with stand-in branch names now, so a missing {{KEY}} or output tag fails before
 	// a worktree exists; the real names are filled in once the workspace knows them.
-	if pr, _, err := buildPrompt(cfg, "SOURCE_BRANCH", "TARGET_BRANCH", p.gh.eventArgs()); err != nil {
-		errs = append(errs, err)
+	if pr, _, err := buildPrompt(cfg, "SOURCE_BRANCH", "TARGET_BRANCH", eventArgs); err != nil {
+		for _, e := range unjoin(err) {
+			errs = append(errs, &inputs.Problem{Input: promptInput(cfg), Message: e.Error()})
+		}
 	} else {
 		if o := cfg.Output; o != nil && !strings.Contains(pr.Text(), "<"+o.Tag+">") {
-			errs = append(errs, fmt.Errorf("input \"output-tag\": the prompt never mentions <%s>; tell the agent to answer inside <%s>...</%s>", o.Tag, o.Tag, o.Tag))
+			errs = append(errs, &inputs.Problem{Input: inputs.InputOutputTag, Message: fmt.Sprintf("the prompt never mentions <%s>; tell the agent to answer inside <%s>...</%s>", o.Tag, o.Tag, o.Tag)})
 		}
 		// Only the literal text is known now; a prompt that its commands make too long fails
 		// when the agent starts.
 		if max := p.agentMaxPrompt(); max > 0 && pr.LiteralLen() > max {
-			errs = append(errs, fmt.Errorf("input %q: %w", promptInput(cfg), &agent.PromptTooLongError{Agent: cfg.Agent, Size: pr.LiteralLen(), Max: max}))
+			errs = append(errs, &inputs.Problem{Input: promptInput(cfg), Message: (&agent.PromptTooLongError{Agent: cfg.Agent, Size: pr.LiteralLen(), Max: max}).Error()})
 		}
 	}
 	var names []string
@@ -148,18 +169,18 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(p.env.vars)) {
 		if t := p.gh.token; t != "" && p.env.vars[k] == t {
-			errs = append(errs, fmt.Errorf("input \"env\": %s carries the GitHub token (github-token), which never enters the sandbox; remove it from env and env-file", k))
+			errs = append(errs, &inputs.Problem{Input: inputs.InputEnv, Message: k + " carries the GitHub token (github-token), which never enters the sandbox; remove it from env and env-file"})
 		}
 	}
 	if cfg.Sandbox == inputs.SandboxDocker {
 		if uid, gid := p.owner(); uid <= 0 || gid < 0 {
-			errs = append(errs, fmt.Errorf("input \"container-uid\": the workspace %s belongs to root (or its owner is unknown) and the agent never runs as root; set container-uid and container-gid to a user that may write the checkout", cfg.WorkingDirectory))
+			errs = append(errs, &inputs.Problem{Input: inputs.InputContainerUID, Message: fmt.Sprintf("the workspace %s belongs to root (or its owner is unknown) and the agent never runs as root; set container-uid and container-gid to a user that may write the checkout", cfg.WorkingDirectory)})
 		}
 	}
 	if p.agent != nil && cfg.ResumeSession != "" && p.agent.Sessions() != nil {
 		// Before anything is created: the session must be where the run can carry it from.
 		if _, err := session.Find(p.agent.Sessions(), p.home, cfg.WorkingDirectory, cfg.ResumeSession); err != nil {
-			errs = append(errs, fmt.Errorf("input \"resume-session\": %w; use a session-id output of an earlier run on this machine or job (sessions are saved under HOME)", err))
+			errs = append(errs, &inputs.Problem{Input: inputs.InputResumeSession, Message: err.Error() + "; use a session-id output of an earlier run on this machine or job (sessions are saved under HOME)"})
 		}
 	}
 	if p.agent != nil && cfg.Sandbox == inputs.SandboxDocker {
@@ -175,24 +196,52 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	for _, k := range hostBase {
-		if v := sys.Getenv(k); v != "" {
-			p.gitEnv = append(p.gitEnv, k+"="+v)
-		}
-	}
 	if p.gh.actions {
-		if err := p.checkNoPersistedToken(); err != nil {
+		if err := p.checkNoPersistedToken(ctx); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
 }
 
+// checkRepository checks, changing nothing, that working-directory holds a repository the
+// branch strategy can work in: a problem of the inputs names the one to change, and in Actions
+// a missing repository points at the checkout step the workflow may lack.
+func (p *plan) checkRepository(ctx context.Context, actions bool) error {
+	cfg := p.cfg
+	err := workspace.Check(ctx, p.gitEnv, workspace.Options{
+		RepoDir:   cfg.WorkingDirectory,
+		Strategy:  workspace.Strategy(cfg.BranchStrategy),
+		Branch:    cfg.Branch,
+		GitConfig: p.gitConfig(),
+	})
+	var ce *workspace.CheckError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	msg := strings.TrimPrefix(ce.Error(), "workspace: ")
+	switch ce.Reason {
+	case workspace.NotARepository:
+		if actions {
+			msg += "; the workflow may lack an actions/checkout step before this one, or working-directory may not name the checkout"
+		} else {
+			msg += "; run sandcastle in a git repository, or name one with --working-directory"
+		}
+		return &inputs.Problem{Input: inputs.InputWorkingDirectory, Message: msg}
+	case workspace.NoCommits:
+		return &inputs.Problem{Input: inputs.InputWorkingDirectory, Message: msg}
+	case workspace.DetachedHead:
+		return &inputs.Problem{Input: inputs.InputBranchStrategy, Message: msg}
+	default:
+		return &inputs.Problem{Input: inputs.InputBranch, Message: msg}
+	}
+}
+
 // checkNoPersistedToken refuses a checkout that keeps a token in .git/config, as
 // actions/checkout does unless told otherwise: the agent works in that repository and could
 // read it there.
-func (p *plan) checkNoPersistedToken() error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+func (p *plan) checkNoPersistedToken(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	g := p.hostGit(p.cfg.WorkingDirectory)
 	out, err := g.Run(ctx, "config", "--local", "--includes", "--name-only", "--get-regexp", `^http\..*\.extraheader$`)
@@ -202,7 +251,7 @@ func (p *plan) checkNoPersistedToken() error {
 	case err != nil:
 		return fmt.Errorf("looking for a token kept in .git/config: %w", err)
 	}
-	return fmt.Errorf("the checkout keeps a token in .git/config (%s), where the agent could read it; set persist-credentials: false on the actions/checkout step: the action pushes with github-token itself", strings.Join(strings.Fields(out), ", "))
+	return &inputs.Problem{Message: fmt.Sprintf("the checkout keeps a token in .git/config (%s), where the agent could read it; set persist-credentials: false on the actions/checkout step: the action pushes with github-token itself", strings.Join(strings.Fields(out), ", "))}
 }
 
 func (p *plan) agentMaxPrompt() int {
@@ -232,7 +281,7 @@ func credentialsSet(a agent.Provider, getenv func(string) string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	return fmt.Errorf("input \"agent\": %s needs one of %s in the environment to log in inside the sandbox; set it from a secret (env: in the workflow step)", a.Name(), strings.Join(names, ", "))
+	return &inputs.Problem{Input: inputs.InputAgent, Message: fmt.Sprintf("%s needs one of %s in the environment to log in inside the sandbox; set it from a secret (env: in the workflow step)", a.Name(), strings.Join(names, ", "))}
 }
 
 // findAgentCLI checks that the agent's program is on the PATH it will run with, so a missing
@@ -251,7 +300,7 @@ func findAgentCLI(a agent.Provider, path string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("input \"agent\": %s runs %q, which is not on PATH (%s); install the %s CLI, or run in a sandbox image that has it", a.Name(), prog, path, a.Name())
+	return &inputs.Problem{Input: inputs.InputAgent, Message: fmt.Sprintf("%s runs %q, which is not on PATH (%s); install the %s CLI, or run in a sandbox image that has it", a.Name(), prog, path, a.Name())}
 }
 
 func agentInfos() []inputs.AgentInfo {
@@ -262,6 +311,15 @@ func agentInfos() []inputs.AgentInfo {
 		infos = append(infos, inputs.AgentInfo{Name: name, Efforts: a.Efforts(), PermissionModes: a.PermissionModes(), Resumable: s != nil, Forkable: s != nil && s.Fork})
 	}
 	return infos
+}
+
+// standIns gives each key itself as its value, for checks made before the values are known.
+func standIns(keys []string) map[string]string {
+	vals := make(map[string]string, len(keys))
+	for _, k := range keys {
+		vals[k] = k
+	}
+	return vals
 }
 
 // buildPrompt resolves the prompt. The event's arguments (ISSUE_TITLE, ...) are built-ins a
@@ -281,18 +339,19 @@ func buildPrompt(cfg inputs.Config, source, target string, eventArgs map[string]
 
 // run prepares the workspace and sandbox, loops the agent, then reports. Whatever happens, the
 // sandbox is stopped, the worktree is kept when it holds uncommitted work, and the commits made
-// so far are reported.
-func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
+// so far are reported. The error, already reported, is why the run failed.
+func (p *plan) run(ctx context.Context, rep *report.Reporter) error {
 	p.red = rep.Redactor()
 	end := rep.Group("Trigger")
 	d, err := p.gh.guard(ctx)
 	end()
 	if err != nil {
-		rep.Error(fmt.Sprintf("checking who may start the run: %v", err))
+		err = fmt.Errorf("checking who may start the run: %w", err)
+		rep.Error(err.Error())
 		if err := rep.SetOutputs(report.Outputs{Status: statusFailed}); err != nil {
 			rep.Warning(err.Error())
 		}
-		return exitFailed
+		return err
 	}
 	if !d.Run {
 		return p.refuse(ctx, rep, d)
@@ -302,19 +361,19 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 	}
 	prog := startProgress(ctx, p.gh, p.red, rep.Warning)
 
-	code, final := p.work(ctx, rep, prog)
+	final, err := p.work(ctx, rep, prog)
 
 	cleanup, cancel := afterRun(ctx, p.cleanup)
 	defer cancel()
 	prog.finish(cleanup, final)
-	if err := p.gh.finishLabels(cleanup, code == exitOK); err != nil {
+	if err := p.gh.finishLabels(cleanup, err == nil); err != nil {
 		rep.Warning(fmt.Sprintf("labels: %v", err))
 	}
-	return code
+	return err
 }
 
 // refuse ends a run the event may not start: a green job that says why.
-func (p *plan) refuse(ctx context.Context, rep *report.Reporter, d event.Decision) int {
+func (p *plan) refuse(ctx context.Context, rep *report.Reporter, d event.Decision) error {
 	status := statusRefused
 	if d.Skip {
 		status = statusSkipped
@@ -340,21 +399,21 @@ func (p *plan) refuse(ctx context.Context, rep *report.Reporter, d event.Decisio
 	}
 	if err := rep.SetOutputs(o); err != nil {
 		rep.Error(err.Error())
-		return exitFailed
+		return err
 	}
 	if err := rep.Summary(report.Summary(report.Run{Status: status, RefusalReason: d.Reason})); err != nil {
 		rep.Warning(err.Error())
 	}
-	return exitOK
+	return nil
 }
 
-// work runs the agent and publishes its commits; it returns the exit code and the progress
-// comment's final state.
-func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (int, report.Comment) {
+// work runs the agent and publishes its commits; it returns why the run failed, already
+// reported, and the progress comment's final state.
+func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (report.Comment, error) {
 	cfg := p.cfg
-	failed := func(err error) (int, report.Comment) {
+	failed := func(err error) (report.Comment, error) {
 		rep.Error(err.Error())
-		return exitFailed, report.Comment{Phase: report.PhaseFailed, Status: statusFailed, Reason: err.Error()}
+		return report.Comment{Phase: report.PhaseFailed, Status: statusFailed, Reason: err.Error()}, err
 	}
 	p.gh.findOrigin(ctx, p.hostGit(cfg.WorkingDirectory))
 	ws, err := workspace.Prepare(ctx, p.gitEnv, workspace.Options{
@@ -476,7 +535,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	}
 	if err := rep.SetOutputs(outputs); err != nil {
 		rep.Error(err.Error())
-		return exitFailed, final
+		return final, errors.Join(runErr, err)
 	}
 	if err := rep.Summary(report.Summary(summaryOf(cfg, outputs, res))); err != nil {
 		rep.Warning(err.Error())
@@ -484,10 +543,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	if err := log.Err(); err != nil {
 		rep.Warning(fmt.Sprintf("writing the log file: %v", err))
 	}
-	if runErr != nil {
-		return exitFailed, final
-	}
-	return exitOK, final
+	return final, runErr
 }
 
 // loop runs the hooks, starts the sandbox and runs the agent in it.
@@ -702,11 +758,11 @@ func openLog(cfg inputs.Config, ws *workspace.Workspace, top string) (string, io
 		path = filepath.Join(top, ".sandcastle", "logs", name+".log")
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", nil, fmt.Errorf("input \"log-file\": %w", err)
+		return "", nil, &inputs.Problem{Input: inputs.InputLogFile, Message: err.Error()}
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
-		return "", nil, fmt.Errorf("input \"log-file\": %w", err)
+		return "", nil, &inputs.Problem{Input: inputs.InputLogFile, Message: err.Error()}
 	}
 	return path, f, nil
 }

@@ -265,7 +265,7 @@ func renderPR(g inputs.GitHubConfig, vals map[string]string, onlySubject string)
 func fill(input, text string, vals map[string]string) (string, error) {
 	t, _, err := prompt.Template(text, nil, vals)
 	if err != nil {
-		return "", fmt.Errorf("input %q: %w", input, err)
+		return "", &inputs.Problem{Input: input, Message: err.Error()}
 	}
 	return t.Text(), nil
 }
