@@ -12,6 +12,9 @@ export PATH
 for cli in claude codex pi opencode copilot; do
 	printf '%s %s\n' "$cli" "$("$cli" --version 2>&1 | head -n 1)"
 done
+# actionlint, pinned, from the Go module proxy: the README's and init's workflows must pass it.
+PATH="$(scripts/install-actionlint.sh):$PATH"
+printf 'actionlint %s\n' "$(actionlint -version | head -n 1)"
 
 # A Docker engine and the test images (built offline from Debian packages; nothing is pulled).
 scripts/provision-docker.sh

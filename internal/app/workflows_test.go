@@ -1,0 +1,240 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/scaffold"
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
+)
+
+// codeBlock is a fenced block of a Markdown file.
+type codeBlock struct {
+	line int // of the opening fence
+	text string
+}
+
+// yamlBlocks returns the ```yaml blocks of a Markdown document.
+func yamlBlocks(markdown string) []codeBlock {
+	var blocks []codeBlock
+	var cur *codeBlock
+	for i, line := range strings.Split(markdown, "\n") {
+		switch fence := strings.TrimSpace(line); {
+		case cur == nil && (fence == "```yaml" || fence == "```yml"):
+			cur = &codeBlock{line: i + 1}
+		case cur != nil && fence == "```":
+			blocks = append(blocks, *cur)
+			cur = nil
+		case cur != nil:
+			cur.text += line + "\n"
+		}
+	}
+	return blocks
+}
+
+// lintProject is a directory actionlint takes for a repository whose root action is this
+// checkout's: a step that uses ./ is checked against action.yml's inputs and outputs.
+type lintProject struct {
+	t    *testing.T
+	root string
+	n    int
+}
+
+func newLintProject(t *testing.T) *lintProject {
+	t.Helper()
+	root := t.TempDir()
+	// actionlint finds the project, and so the local action, by its .git.
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"action.yml", "Dockerfile"} {
+		writeFile(t, filepath.Join(root, f), readFile(t, filepath.Join("..", "..", f)))
+	}
+	return &lintProject{t: t, root: root}
+}
+
+// add writes a workflow named after where it came from, using this checkout's action.
+func (p *lintProject) add(name, workflow string) {
+	p.t.Helper()
+	workflow = strings.ReplaceAll(workflow, "uses: "+scaffold.ActionRef, "uses: ./")
+	writeFile(p.t, filepath.Join(p.root, ".github", "workflows", name+".yml"), workflow)
+	p.n++
+}
+
+// actionlintIgnore is the one finding that is not a mistake: the output-<field> outputs of a
+// structured output exist, but action.yml cannot declare them (see the README).
+const actionlintIgnore = `property "output-[a-z0-9_-]+" is not defined in object type`
+
+// lint runs actionlint on every workflow of the project and returns its findings, "" for none.
+func (p *lintProject) lint(bin string) string {
+	p.t.Helper()
+	files, err := filepath.Glob(filepath.Join(p.root, ".github", "workflows", "*.yml"))
+	if err != nil || len(files) != p.n {
+		p.t.Fatalf("workflows %v (%v), want %d", files, err, p.n)
+	}
+	// No shellcheck or pyflakes: their presence on a machine would change the verdict.
+	cmd := exec.Command(bin, append([]string{"-no-color", "-shellcheck=", "-pyflakes=", "-ignore", actionlintIgnore}, files...)...)
+	cmd.Dir = p.root
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	if _, failed := err.(*exec.ExitError); err != nil && !failed {
+		p.t.Fatalf("actionlint: %v", err)
+	}
+	if err == nil {
+		return ""
+	}
+	return strings.ReplaceAll(out.String(), p.root+string(filepath.Separator), "")
+}
+
+// TestWorkflowsPassActionlint runs actionlint over every workflow the project shows: README's
+// YAML blocks that are workflows, the workflow `sandcastle init` writes for each agent, and the
+// repository's own .github/workflows. They use this checkout's action, so an input or output
+// that action.yml lacks fails too. Every YAML block of the README must at least be YAML.
+func TestWorkflowsPassActionlint(t *testing.T) {
+	t.Parallel()
+	bin := testkit.RequireBinary(t, "actionlint")
+	p := newLintProject(t)
+
+	for _, b := range yamlBlocks(readFile(t, filepath.Join("..", "..", "README.md"))) {
+		if strings.HasPrefix(b.text, "jobs:") || strings.Contains(b.text, "\njobs:") {
+			p.add(fmt.Sprintf("README.md-line-%d", b.line), b.text)
+			continue
+		}
+		var doc any
+		if err := yaml.Unmarshal([]byte(b.text), &doc); err != nil {
+			t.Errorf("README.md:%d: the YAML block is not YAML: %v", b.line, err)
+		}
+	}
+	if p.n == 0 {
+		t.Fatal("README.md shows no workflow; the example is what this test checks")
+	}
+	for _, agent := range scaffold.Agents() {
+		dir := t.TempDir()
+		if _, err := scaffold.Write(dir, scaffold.Options{Agent: agent}); err != nil {
+			t.Fatal(err)
+		}
+		p.add("init-"+agent, readFile(t, filepath.Join(dir, ".github", "workflows", "sandcastle.yml")))
+	}
+	own, _ := filepath.Glob(filepath.Join("..", "..", ".github", "workflows", "*.y*ml"))
+	for _, f := range own {
+		p.add("own-"+strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)), readFile(t, f))
+	}
+
+	if findings := p.lint(bin); findings != "" {
+		t.Errorf("actionlint finds mistakes in the workflows the project shows:\n%s", findings)
+	}
+}
+
+// TestWorkflowsGiveValidInputs: the inputs every workflow the project shows gives the action are
+// valid together, as Load checks them (expressions stand in as plain text, and the files they
+// name exist), which actionlint cannot know.
+func TestWorkflowsGiveValidInputs(t *testing.T) {
+	t.Parallel()
+	workflows := map[string]string{}
+	for _, b := range yamlBlocks(readFile(t, filepath.Join("..", "..", "README.md"))) {
+		workflows[fmt.Sprintf("README.md:%d", b.line)] = b.text
+	}
+	for _, agent := range scaffold.Agents() {
+		dir := t.TempDir()
+		if _, err := scaffold.Write(dir, scaffold.Options{Agent: agent}); err != nil {
+			t.Fatal(err)
+		}
+		workflows["sandcastle init --agent "+agent] = readFile(t, filepath.Join(dir, ".github", "workflows", "sandcastle.yml"))
+	}
+	expr := regexp.MustCompile(`\$\{\{[^}]*\}\}`)
+	steps := 0
+	for name, text := range workflows {
+		var wf struct {
+			Jobs map[string]struct {
+				Steps []struct {
+					Uses string            `yaml:"uses"`
+					With map[string]string `yaml:"with"`
+				} `yaml:"steps"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal([]byte(text), &wf); err != nil {
+			continue // not a workflow, or not YAML: the test above says so
+		}
+		for _, job := range wf.Jobs {
+			for _, step := range job.Steps {
+				if step.Uses != scaffold.ActionRef {
+					continue
+				}
+				steps++
+				raw := inputs.Raw{}
+				for k, v := range step.With {
+					raw[k] = expr.ReplaceAllString(v, "1")
+				}
+				_, err := inputs.Load(raw, inputs.Env{
+					WorkDir: t.TempDir(),
+					Stat:    os.Stat,
+					// Every file a workflow names is there (a prompt that asks for the output tag);
+					// the optional env-file is not.
+					ReadFile: func(path string) ([]byte, error) {
+						if strings.HasSuffix(path, ".env") {
+							return nil, fs.ErrNotExist
+						}
+						return []byte("Fix {{ISSUE_TITLE}}; answer in <result>."), nil
+					},
+					Agents: agentInfos(),
+				})
+				if err != nil {
+					t.Errorf("%s: the action's inputs are invalid:\n%v", name, err)
+				}
+			}
+		}
+	}
+	if steps < 1+len(scaffold.Agents()) {
+		t.Errorf("found %d steps that use %s, want one in README and one per agent's starter workflow", steps, scaffold.ActionRef)
+	}
+}
+
+// TestActionlintCatchesBrokenExamples: the check above can fail. An example that is not YAML,
+// or that gives the action an input it lacks, is reported.
+func TestActionlintCatchesBrokenExamples(t *testing.T) {
+	t.Parallel()
+	bin := testkit.RequireBinary(t, "actionlint")
+	p := newLintProject(t)
+	const workflow = `on: push
+jobs:
+  agent:
+    runs-on: ubuntu-latest
+    steps:
+      - id: agent
+        uses: ` + scaffold.ActionRef + `
+        with:
+          prompt: Fix it.
+          max-iterations: 3
+      - run: 'echo "${{ steps.agent.outputs.pr-url }}"'
+`
+	p.add("misspelt-input", strings.Replace(workflow, "max-iterations:", "max-iteration:", 1))
+	p.add("not-yaml", strings.Replace(workflow, `'echo "${{ steps.agent.outputs.pr-url }}"'`, `echo "PR ${{ steps.agent.outputs.pr-url }}: done"`, 1))
+	p.add("unknown-output", strings.Replace(workflow, "outputs.pr-url", "outputs.pr-link", 1))
+	p.add("fine", workflow)
+	findings := p.lint(bin)
+	for _, want := range []string{
+		`misspelt-input.yml:10:11: input "max-iteration" is not defined in action`,
+		"not-yaml.yml:11:",
+		"could not parse as YAML",
+		`unknown-output.yml:11:`,
+		`property "pr-link" is not defined`,
+	} {
+		if !strings.Contains(findings, want) {
+			t.Errorf("actionlint does not report %q:\n%s", want, findings)
+		}
+	}
+	if strings.Contains(findings, "fine.yml") {
+		t.Errorf("actionlint reports the workflow without mistakes:\n%s", findings)
+	}
+}
