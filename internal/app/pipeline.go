@@ -757,12 +757,13 @@ func openLog(cfg inputs.Config, ws *workspace.Workspace, top string) (string, io
 		}
 		path = filepath.Join(top, ".sandcastle", "logs", name+".log")
 	}
+	// Not a Problem: the run has started, so exit code 2, "nothing was written", would be untrue.
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", nil, &inputs.Problem{Input: inputs.InputLogFile, Message: err.Error()}
+		return "", nil, fmt.Errorf("input %q: %w", inputs.InputLogFile, err)
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
-		return "", nil, &inputs.Problem{Input: inputs.InputLogFile, Message: err.Error()}
+		return "", nil, fmt.Errorf("input %q: %w", inputs.InputLogFile, err)
 	}
 	return path, f, nil
 }
