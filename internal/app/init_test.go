@@ -27,13 +27,13 @@ func TestInitWritesStarterFilesOnce(t *testing.T) {
 		}
 	}
 	writeFile(t, filepath.Join(dir, ".sandcastle", "prompt.md"), "mine")
-	if inv := runMain(t, e, dir, "init"); inv.code == 0 || !strings.Contains(inv.output(), "--force") {
+	if inv := runMain(t, e, dir, "init"); inv.code != exitBadInput || !strings.Contains(inv.output(), "--force") {
 		t.Errorf("second init: exit %d, output %q; want a refusal that mentions --force", inv.code, inv.output())
 	}
 	if got := readFile(t, filepath.Join(dir, ".sandcastle", "prompt.md")); got != "mine" {
 		t.Errorf("init overwrote prompt.md without --force")
 	}
-	if inv := runMain(t, e, dir, "init", "--agent", "gpt-pilot"); inv.code == 0 || !strings.Contains(inv.output(), "claude-code") {
+	if inv := runMain(t, e, dir, "init", "--agent", "gpt-pilot"); inv.code != exitBadInput || !strings.Contains(inv.output(), "claude-code") {
 		t.Errorf("init with an unknown agent: exit %d, output %q; want a refusal listing the agents", inv.code, inv.output())
 	}
 }

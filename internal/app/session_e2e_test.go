@@ -71,6 +71,7 @@ func TestResumeSessionMissingFailsBeforeStart(t *testing.T) {
 	a := newAction(t)
 	a.input("prompt", "hello")
 	a.input("resume-session", "5b0f8d3e-8c2a-4f1e-9d7b-2a6c1e0f4b93")
+	before := stateOf(t, a.env, a.dir)
 	inv := a.run()
 	if inv.code != exitBadInput {
 		t.Fatalf("exit code %d, want %d", inv.code, exitBadInput)
@@ -78,7 +79,7 @@ func TestResumeSessionMissingFailsBeforeStart(t *testing.T) {
 	if want := `input "resume-session": session 5b0f8d3e-8c2a-4f1e-9d7b-2a6c1e0f4b93 not found`; !strings.Contains(inv.output(), want) {
 		t.Errorf("output lacks %q:\n%s", want, inv.output())
 	}
-	if got := a.git("worktree", "list"); strings.Count(got, "\n") > 0 {
-		t.Errorf("worktrees after a refused run:\n%s", got)
+	if after := stateOf(t, a.env, a.dir); after != before {
+		t.Errorf("the repository changed:\nbefore %+v\nafter  %+v", before, after)
 	}
 }
