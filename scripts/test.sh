@@ -22,3 +22,5 @@ scripts/provision-docker.sh
 test -z "$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 go vet ./...
 go test -count=1 -timeout 30m ./... "$@"
+# Fuzz tests behind a security promise get a short run beyond their seeds.
+go test -run '^$' -fuzz '^FuzzBadLinesHideSecrets$' -fuzztime 10s ./internal/inputs
