@@ -114,13 +114,13 @@ func (h *hub) findOrigin(ctx context.Context, g git.Repo) {
 	}
 }
 
-// fetch brings branch from origin with the token, for the workspace; nil when git uses the
-// repository's own setup.
-func (h *hub) fetch(dir string, env, config []string) func(ctx context.Context, branch string) error {
+// fetch brings branch from origin with the token, for the workspace, and reports whether origin
+// has it; nil when git uses the repository's own setup.
+func (h *hub) fetch(dir string, env, config []string) func(ctx context.Context, branch string) (bool, error) {
 	if h.gitToken() == "" {
 		return nil
 	}
-	return func(ctx context.Context, branch string) error {
+	return func(ctx context.Context, branch string) (bool, error) {
 		return push.Fetch(ctx, push.Options{Dir: dir, Env: env, GitConfig: config, Branch: branch, Token: h.token, ServerURL: h.server, URL: h.pushURL})
 	}
 }

@@ -324,18 +324,32 @@ func (p pusher) recover(ctx context.Context, sha, branch string) error {
 
 // remoteSHA returns where the remote branch is now, "" when unknown or gone.
 func (p pusher) remoteSHA(ctx context.Context, branch string) string {
+	sha, _ := p.lookup(ctx, branch)
+	return sha
+}
+
+// lookup asks the remote where branch is: "" with no error when it has no such branch. An
+// error means the remote could not be asked (network, token, server).
+func (p pusher) lookup(ctx context.Context, branch string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	out, err := p.git.Run(ctx, "ls-remote", "--end-of-options", p.remote, "refs/heads/"+branch)
+	ref := "refs/heads/" + branch
+	out, err := p.git.Run(ctx, "ls-remote", "--end-of-options", p.remote, ref)
 	if err != nil {
-		return ""
+		var ge *git.Error
+		if errors.As(err, &ge) && authFailed(ge.Stderr) {
+			return "", fmt.Errorf("read %s on %s: %w; check github-token may read the repository (git: %s)",
+				branch, p.name, ErrAuthentication, p.creds.redact(lastLine(ge.Stderr)))
+		}
+		return "", fmt.Errorf("read %s on %s: %w", branch, p.name, p.creds.redactErr(err))
 	}
+	// ls-remote matches the pattern against the end of every ref name: only the exact ref counts.
 	for line := range strings.Lines(out) {
-		if sha, ref, ok := strings.Cut(strings.TrimSpace(line), "\t"); ok && ref == "refs/heads/"+branch {
-			return sha
+		if sha, name, ok := strings.Cut(strings.TrimSpace(line), "\t"); ok && name == ref {
+			return sha, nil
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // parsePorcelain finds the status line of the remote ref dst in git push --porcelain output:

@@ -223,6 +223,104 @@ func TestPush_from_worktree(t *testing.T) {
 	}
 }
 
+// newShallowFixture is the fixture as actions/checkout leaves a runner by default: main has
+// history on the remote, the checkout is a depth-1 clone of it, and the local branch agent has
+// one commit on top of the clone's only commit (its shallow boundary, f.main).
+func newShallowFixture(t testing.TB) *fixture {
+	t.Helper()
+	f := newFixture(t)
+	f.git(f.dir, "switch", "-q", "main")
+	f.commit(f.dir, "history", "1\n", "more history")
+	f.main = f.commit(f.dir, "history", "2\n", "yet more history")
+	f.git(f.dir, "push", "-q", f.remote, "main")
+	f.dir = f.shallowClone()
+	f.git(f.dir, "switch", "-q", "-c", "agent")
+	f.agent = f.commit(f.dir, "work", "agent's work\n", "agent work")
+	return f
+}
+
+// shallowClone makes a depth-1 clone of the remote's main whose origin is the server's URL.
+func (f *fixture) shallowClone() string {
+	f.t.Helper()
+	dir := filepath.Join(f.t.TempDir(), "checkout")
+	f.git(f.home, "clone", "-q", "--depth", "1", "--branch", "main", "file://"+f.remote, dir)
+	f.git(dir, "remote", "set-url", "origin", f.url)
+	if _, err := os.Stat(filepath.Join(dir, ".git", "shallow")); err != nil {
+		f.t.Fatalf("the clone is not shallow: %v", err)
+	}
+	return dir
+}
+
+// TestPush_shallow_checkout: a depth-1 checkout pushes the agent's branch although main moved
+// on the remote between the checkout and the push, and although the remote branch's tip is the
+// checkout's shallow boundary, whose parents the checkout lacks.
+func TestPush_shallow_checkout(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		mode  string
+		setup func(f *fixture) (lease string)
+	}{
+		{"first_push_auto", push.Auto, func(f *fixture) string { return "" }},
+		{"first_push_lease", push.Lease, func(f *fixture) string { return "" }},
+		{"auto_onto_the_boundary", push.Auto, func(f *fixture) string {
+			f.git(f.remote, "update-ref", "refs/heads/agent", f.main)
+			return ""
+		}},
+		{"lease_onto_the_boundary", push.Lease, func(f *fixture) string {
+			f.git(f.remote, "update-ref", "refs/heads/agent", f.main)
+			return f.main
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newShallowFixture(t)
+			o := f.options(tt.mode)
+			o.Lease = tt.setup(f)
+			f.setRemoteBranch("main", f.main) // main moves on
+			res, err := push.Push(t.Context(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Pushed || f.remoteBranch("agent") != f.agent {
+				t.Errorf("Result = %+v, remote agent = %q; want %s pushed", res, f.remoteBranch("agent"), f.agent)
+			}
+		})
+	}
+}
+
+// TestFetch_shallow_checkout_continues_the_pushed_branch is a re-run: a new depth-1 checkout of
+// a main that moved on fetches the branch an earlier run pushed, whose history reaches below
+// the checkout's boundary, and pushes a commit on top of it as a fast-forward.
+func TestFetch_shallow_checkout_continues_the_pushed_branch(t *testing.T) {
+	t.Parallel()
+	f := newShallowFixture(t)
+	if _, err := push.Push(t.Context(), f.options(push.Auto)); err != nil {
+		t.Fatalf("first run's push: %v", err)
+	}
+	pushed := f.agent
+	f.main = f.setRemoteBranch("main", f.main)
+	f.dir = f.shallowClone() // the re-run's checkout
+
+	found, err := push.Fetch(t.Context(), f.options(push.Auto))
+	if err != nil || !found {
+		t.Fatalf("Fetch = %v, %v; want the pushed branch found", found, err)
+	}
+	if got := f.git(f.dir, "rev-parse", "refs/remotes/origin/agent"); got != pushed {
+		t.Fatalf("origin/agent = %s, want the pushed %s", got, pushed)
+	}
+	f.git(f.dir, "switch", "-q", "-c", "agent", "refs/remotes/origin/agent")
+	f.agent = f.commit(f.dir, "more", "more\n", "more agent work")
+	res, err := push.Push(t.Context(), f.options(push.Auto))
+	if err != nil || !res.Pushed {
+		t.Fatalf("Push = %+v, %v; want a fast-forward", res, err)
+	}
+	if got := f.remoteBranch("agent"); got != f.agent {
+		t.Errorf("remote agent = %s, want %s", got, f.agent)
+	}
+}
+
 func TestPush_authentication_failure(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -603,15 +701,16 @@ func TestPush_refuses_url_off_server(t *testing.T) {
 }
 
 // TestFetch_updates_the_remote_tracking_branch through the scratch repository, with the
-// token, leaving .git/config as it was.
+// token, leaving .git/config as it was. A branch the remote lacks is reported as not found; a
+// remote that cannot be read is an error, never taken for a missing branch.
 func TestFetch_updates_the_remote_tracking_branch(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	theirs := f.setRemoteBranch("feature", f.main)
 	o := f.options(push.Auto)
 	o.Branch = "feature"
-	if err := push.Fetch(t.Context(), o); err != nil {
-		t.Fatalf("Fetch: %v", err)
+	if found, err := push.Fetch(t.Context(), o); err != nil || !found {
+		t.Fatalf("Fetch = %v, %v; want found", found, err)
 	}
 	if got := f.git(f.dir, "rev-parse", "refs/remotes/origin/feature"); got != theirs {
 		t.Errorf("origin/feature = %q, want %s", got, theirs)
@@ -620,16 +719,22 @@ func TestFetch_updates_the_remote_tracking_branch(t *testing.T) {
 		t.Errorf("the fetched commit is not in the repository: %q", got)
 	}
 
+	// A ref whose name merely ends like the branch is not the branch.
+	f.git(f.dir, "push", "-q", f.remote, f.main+":refs/tags/refs/heads/missing")
 	o.Branch = "missing"
-	if err := push.Fetch(t.Context(), o); err == nil {
-		t.Error("Fetch of a branch the remote lacks succeeded")
+	if found, err := push.Fetch(t.Context(), o); err != nil || found {
+		t.Errorf("Fetch of a branch the remote lacks = %v, %v; want not found, no error", found, err)
 	}
 	o.Branch, o.Token = "feature", wrongToken
-	err := push.Fetch(t.Context(), o)
-	if err == nil {
-		t.Error("Fetch with a wrong token succeeded")
+	found, err := push.Fetch(t.Context(), o)
+	if err == nil || found || !errors.Is(err, push.ErrAuthentication) {
+		t.Errorf("Fetch with a wrong token = %v, %v; want an authentication error", found, err)
 	}
 	checkNoToken(t, err)
+	o.Token, o.URL = token, f.srv.URL+"/gone.git"
+	if found, err := push.Fetch(t.Context(), o); err == nil || found {
+		t.Errorf("Fetch from a repository the server lacks = %v, %v; want an error", found, err)
+	}
 }
 
 func TestFetch_refuses(t *testing.T) {
@@ -651,7 +756,7 @@ func TestFetch_refuses(t *testing.T) {
 			o := f.options(push.Auto)
 			o.Branch = "feature"
 			tt.change(&o)
-			err := push.Fetch(t.Context(), o)
+			_, err := push.Fetch(t.Context(), o)
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("err = %v, want it to start with %q", err, tt.want)
 			}
@@ -690,7 +795,7 @@ func TestGitConfig_reaches_every_command(t *testing.T) {
 			o := f.options(push.Auto)
 			// The local fetch into the repository keeps no reflog only if it sees this.
 			o.GitConfig = []string{"http.userAgent=" + agent, "core.logAllRefUpdates=false"}
-			if err := push.Fetch(f.t.Context(), o); err != nil {
+			if _, err := push.Fetch(f.t.Context(), o); err != nil {
 				return err
 			}
 			if _, err := os.Stat(filepath.Join(f.dir, ".git", "logs", "refs", "remotes", "origin", "agent")); !errors.Is(err, os.ErrNotExist) {
@@ -750,7 +855,8 @@ func TestGitConfig_safe_directory(t *testing.T) {
 		}, f.options(push.Auto)},
 		{"fetch", func(o push.Options, config ...string) error {
 			o.GitConfig = config
-			return push.Fetch(t.Context(), o)
+			_, err := push.Fetch(t.Context(), o)
+			return err
 		}, fetch},
 	}
 	for _, c := range calls {

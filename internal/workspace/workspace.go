@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
@@ -37,10 +39,12 @@ type Options struct {
 	// GitConfig holds key=value pairs for every git command, e.g. safe.directory when the
 	// repository belongs to another user, as in a container Action.
 	GitConfig []string
-	// Fetch updates refs/remotes/origin/<branch> from the remote; nil means git fetch origin
-	// with the repository's own setup (see fetchOrigin). The Action passes one that
-	// authenticates with its token without the repository's configuration taking part.
-	Fetch func(ctx context.Context, branch string) error
+	// Fetch updates refs/remotes/origin/<branch> from the remote and reports whether the
+	// remote has the branch; nil means git fetch origin with the repository's own setup (see
+	// fetchOrigin). The Action passes one that authenticates with its token without the
+	// repository's configuration taking part. A branch the remote lacks is (false, nil); an
+	// error means the remote could not be read, and stops Prepare.
+	Fetch func(ctx context.Context, branch string) (found bool, err error)
 	Log   *slog.Logger     // nil: discard
 	Now   func() time.Time // nil: time.Now
 }
@@ -57,7 +61,7 @@ type Workspace struct {
 	wt   git.Repo // git in Dir
 	log  *slog.Logger
 
-	fetchRemote func(ctx context.Context, branch string) error
+	fetchRemote func(ctx context.Context, branch string) (bool, error)
 	start       string // merge-to-head: the commit the temporary branch started from
 
 	createdWorktree bool
@@ -77,7 +81,7 @@ type Outcome struct {
 	Merged        bool   // merge-to-head: the agent's commits are now on Target
 }
 
-// Per-step deadlines. Creation includes a network fetch, whose own failure is never fatal.
+// Per-step deadlines. Creation includes a network fetch.
 const (
 	createTimeout  = 60 * time.Second
 	fetchTimeout   = 30 * time.Second
@@ -171,11 +175,24 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 }
 
 // fetchOrigin returns the default Options.Fetch: git fetch from origin in the host repository,
-// as the user configured it.
-func fetchOrigin(host git.Repo) func(ctx context.Context, branch string) error {
-	return func(ctx context.Context, branch string) error {
-		_, err := host.Run(ctx, "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+branch+":refs/remotes/origin/"+branch)
-		return err
+// as the user configured it. A repository without origin, or an origin without the branch, has
+// nothing to follow.
+func fetchOrigin(host git.Repo) func(ctx context.Context, branch string) (bool, error) {
+	return func(ctx context.Context, branch string) (bool, error) {
+		if _, ok, err := host.ConfigValue(ctx, "remote.origin.url"); err != nil || !ok {
+			return false, err
+		}
+		ref := "refs/heads/" + branch
+		out, err := host.Run(ctx, "ls-remote", "origin", ref)
+		if err != nil {
+			return false, err
+		}
+		// ls-remote matches the end of every ref name: only the exact ref counts.
+		if !slices.ContainsFunc(strings.Split(out, "\n"), func(l string) bool { return strings.HasSuffix(l, "\t"+ref) }) {
+			return false, nil
+		}
+		_, err = host.Run(ctx, "fetch", "--quiet", "--no-tags", "origin", "+"+ref+":refs/remotes/origin/"+branch)
+		return err == nil, err
 	}
 }
 

@@ -83,7 +83,10 @@ func (w *Workspace) checkoutBranch(ctx context.Context, top string) error {
 	if err := w.acquire(top, path); err != nil {
 		return err
 	}
-	remote := w.fetch(ctx, branch)
+	remote, err := w.fetch(ctx, branch)
+	if err != nil {
+		return err
+	}
 	exists, err := w.host.BranchExists(ctx, branch)
 	if err != nil {
 		return fmt.Errorf("workspace: look up branch %s: %w", branch, err)
@@ -140,7 +143,11 @@ func (w *Workspace) reuse(ctx context.Context, top string, list []git.Worktree, 
 		w.log.Info("reusing worktree; HEAD is not on the branch, skipping origin refresh", "path", t.Path, "branch", branch)
 		return nil
 	}
-	if !w.fetch(ctx, branch) {
+	remote, err := w.fetch(ctx, branch)
+	if err != nil {
+		return err
+	}
+	if !remote {
 		w.log.Info("reusing worktree as it is", "path", t.Path, "branch", branch)
 		return nil
 	}
@@ -161,16 +168,18 @@ func (w *Workspace) add(ctx context.Context, path string, args ...string) error 
 	return nil
 }
 
-// fetch updates origin/<branch> and reports whether it now reflects the remote. It is never
-// fatal: no origin, no network or no such remote branch just mean there is nothing to follow.
-func (w *Workspace) fetch(ctx context.Context, branch string) bool {
+// fetch updates origin/<branch> and reports whether origin has the branch. A branch that is not
+// on origin, or no origin at all, just means there is nothing to follow. A failed fetch is an
+// error: going on without origin's copy would start the branch afresh, or continue a stale one,
+// and the push at the end would be refused or go to a recovery branch.
+func (w *Workspace) fetch(ctx context.Context, branch string) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
-	if err := w.fetchRemote(ctx, branch); err != nil {
-		w.log.Info("could not fetch branch from origin", "branch", branch, "err", err)
-		return false
+	found, err := w.fetchRemote(ctx, branch)
+	if err != nil {
+		return false, fmt.Errorf("workspace: could not read branch %s on origin, so the run cannot tell whether to continue it: %w; check that origin is reachable and that its credentials (github-token in Actions) may read the repository", branch, err)
 	}
-	return true
+	return found, nil
 }
 
 // fastForward moves the clean worktree's branch to origin/<branch> when that is a fast-forward,
