@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -37,11 +38,17 @@ type github struct {
 // remote accepts; the run is given ghToken.
 func withGitHub(t *testing.T, a *action, gitToken string) *github {
 	t.Helper()
-	g := &github{a: a, git: testkit.NewGitServer(t, gitToken, ""), api: testkit.NewGitHub(t, ghToken, ghRepo)}
+	return withGitServer(t, a, testkit.NewGitServer(t, gitToken, ""), gitToken)
+}
+
+// withGitServer is withGitHub on the remote srv, seeded with its token writer.
+func withGitServer(t *testing.T, a *action, srv *testkit.GitServer, writer string) *github {
+	t.Helper()
+	g := &github{a: a, git: srv, api: testkit.NewGitHub(t, ghToken, ghRepo)}
 	var url string
 	url, g.remote = g.git.NewRepo(t, ghRepo)
 	gitRun(t, a.env, a.dir, "remote", "set-url", "origin", url)
-	g.gitAuth(t, gitToken, "push", "-q", "origin", "main")
+	g.gitAuth(t, writer, "push", "-q", "origin", "main")
 	gitRun(t, a.env, a.dir, "fetch", "-q", g.remote, "+refs/heads/*:refs/remotes/origin/*")
 	a.env["GITHUB_REPOSITORY"] = ghRepo
 	a.env["GITHUB_SERVER_URL"] = g.git.URL
@@ -360,38 +367,105 @@ func TestLeaseRejectedPushesRecoveryBranch(t *testing.T) {
 	}
 }
 
-// TestWrongTokenFailsClearlyAndKeepsCommits: the remote refuses the token. The run fails
-// naming authentication, the commits stay on the local branch, the issue is told, and the
-// token shows nowhere.
+// TestWrongTokenFailsClearlyAndKeepsCommits: the remote refuses the token. A token that may
+// not even read fails the run before the agent starts, since the run cannot tell whether its
+// branch exists on origin; one that may read but not push fails at the push, and the commits
+// stay on the local branch and in a bundle beside the logs. The issue is told, and the token
+// shows nowhere.
 func TestWrongTokenFailsClearlyAndKeepsCommits(t *testing.T) {
+	for _, readOnly := range []bool{false, true} {
+		t.Run(map[bool]string{false: "wrong_token", true: "read_only_token"}[readOnly], func(t *testing.T) {
+			var steps []testkit.Step // the agent never starts when the branch cannot be read
+			if readOnly {
+				steps = []testkit.Step{commitBash("work.txt", "agent", "Agent work"), testkit.Text("Done. " + signal)}
+			}
+			a := newAction(t, steps...)
+			var g *github
+			if readOnly {
+				g = withGitServer(t, a, testkit.NewGitServer(t, "ghs_the_remote_writer", ghToken), "ghs_the_remote_writer")
+			} else {
+				g = withGitHub(t, a, "ghs_the_remote_wants_another_token")
+			}
+			g.maintainerLabels(t)
+			a.input("branch-strategy", "branch")
+			a.input("branch", "sandcastle/issue-42")
+			a.input("blocked-label", "sandcastle:blocked")
+			before := stateOf(t, a.env, a.dir)
+
+			inv, out := a.runWant(1)
+			if out["status"] != "failed" || out["pushed"] != "false" {
+				t.Errorf("outputs %v; want failed and not pushed", out)
+			}
+			if !strings.Contains(inv.output(), "authentication failed") {
+				t.Errorf("the log does not say the token was refused")
+			}
+			if g.remoteSHA(t, "sandcastle/issue-42") != "" {
+				t.Errorf("the branch reached the remote")
+			}
+			if got := g.api.Comments(42); len(got) != 1 || !strings.Contains(got[0].Body, "authentication failed") {
+				t.Errorf("comments = %+v; want one with the reason", got)
+			}
+			if got, want := g.api.Labels(42), []string{"sandcastle:blocked"}; !slices.Equal(got, want) {
+				t.Errorf("labels = %q, want %q", got, want)
+			}
+			checkNoToken(t, a, inv)
+			if !readOnly {
+				if got := stateOf(t, a.env, a.dir); got != before || len(a.model.Requests()) != 0 {
+					t.Errorf("a run that could not read its branch started the agent or changed the repository:\nbefore %+v\nafter  %+v", before, got)
+				}
+				return
+			}
+			if got := gitRun(t, a.env, a.dir, "rev-parse", "sandcastle/issue-42"); got != out["head-sha"] || got == out["base-sha"] {
+				t.Errorf("local branch = %q, head-sha %q; want the agent's commit kept", got, out["head-sha"])
+			}
+			bundle := filepath.Join(a.dir, ".sandcastle", "logs", "sandcastle-issue-42-4242-1.bundle")
+			if !strings.Contains(inv.output(), "kept in the bundle "+bundle) {
+				t.Errorf("the log does not name the bundle %s", bundle)
+			}
+			gitRun(t, a.env, a.dir, "bundle", "verify", "--quiet", bundle)
+			if got := gitRun(t, a.env, a.dir, "status", "--porcelain"); got != "" {
+				t.Errorf("the bundle shows in git status: %q", got)
+			}
+		})
+	}
+}
+
+// TestServerRefusedPushKeepsTheWork: the server's rules refuse the run's branch (GitHub's
+// classic branch protection, played by a pre-receive hook on the real remote). The run fails
+// saying which rule and what to do, the commits go to a recovery branch that no rule covers,
+// and the outputs and the comment name it.
+func TestServerRefusedPushKeepsTheWork(t *testing.T) {
 	a := newAction(t,
 		commitBash("work.txt", "agent", "Agent work"),
 		testkit.Text("Done. "+signal),
 	)
-	g := withGitHub(t, a, "ghs_the_remote_wants_another_token")
+	g := withGitHub(t, a, ghToken)
+	hook := "#!/bin/sh\nwhile read old new ref; do\n\tif [ \"$ref\" = refs/heads/sandcastle/issue-42 ]; then\n" +
+		"\t\techo \"error: GH006: Protected branch update failed for $ref.\" >&2\n\t\texit 1\n\tfi\ndone\n"
+	writeFile(t, filepath.Join(g.remote, "hooks", "pre-receive"), hook)
+	if err := os.Chmod(filepath.Join(g.remote, "hooks", "pre-receive"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	g.maintainerLabels(t)
 	a.input("branch-strategy", "branch")
 	a.input("branch", "sandcastle/issue-42")
-	a.input("blocked-label", "sandcastle:blocked")
+	a.input("open-pr", "true")
 
 	inv, out := a.runWant(1)
-	if out["status"] != "failed" || out["pushed"] != "false" {
-		t.Errorf("outputs %v; want failed and not pushed", out)
+	recovery := "sandcastle/recovery/sandcastle/issue-42-4242-1"
+	if out["status"] != "failed" || out["pushed"] != "false" || out["recovery-branch"] != recovery || out["pr-number"] != "" {
+		t.Errorf("outputs %v; want failed, not pushed, recovery branch %s, no pull request", out, recovery)
 	}
-	if !strings.Contains(inv.output(), "authentication failed") {
-		t.Errorf("the log does not say the token was refused")
+	if got := g.remoteSHA(t, recovery); got == "" || got != out["head-sha"] {
+		t.Errorf("recovery branch = %q, want the agent's commit %q", got, out["head-sha"])
 	}
-	if got := gitRun(t, a.env, a.dir, "rev-parse", "sandcastle/issue-42"); got != out["head-sha"] || got == out["base-sha"] {
-		t.Errorf("local branch = %q, head-sha %q; want the agent's commit kept", got, out["head-sha"])
+	for _, want := range []string{"rejected by the server", "GH006: Protected branch update failed", "branch sandcastle/issue-42 is protected", recovery} {
+		if !strings.Contains(inv.output(), want) {
+			t.Errorf("the log does not say %q", want)
+		}
 	}
-	if g.remoteSHA(t, "sandcastle/issue-42") != "" {
-		t.Errorf("the branch reached the remote")
-	}
-	if got := g.api.Comments(42); len(got) != 1 || !strings.Contains(got[0].Body, "authentication failed") {
-		t.Errorf("comments = %+v; want one with the reason", got)
-	}
-	if got, want := g.api.Labels(42), []string{"sandcastle:blocked"}; !slices.Equal(got, want) {
-		t.Errorf("labels = %q, want %q", got, want)
+	if got := g.api.Comments(42); len(got) != 1 || !strings.Contains(got[0].Body, "recovery branch `"+recovery+"`") || !strings.Contains(got[0].Body, "is protected") {
+		t.Errorf("comments = %+v; want one naming the rule and the recovery branch", got)
 	}
 	checkNoToken(t, a, inv)
 }

@@ -352,8 +352,12 @@ func (p *plan) refuse(ctx context.Context, rep *report.Reporter, d event.Decisio
 // comment's final state.
 func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (int, report.Comment) {
 	cfg := p.cfg
+	// A run that fails before the agent starts still says so in its status output.
 	failed := func(err error) (int, report.Comment) {
 		rep.Error(err.Error())
+		if err := rep.SetOutputs(report.Outputs{Status: statusFailed, CommentURL: prog.commentURL()}); err != nil {
+			rep.Warning(err.Error())
+		}
 		return exitFailed, report.Comment{Phase: report.PhaseFailed, Status: statusFailed, Reason: err.Error()}
 	}
 	p.gh.findOrigin(ctx, p.hostGit(cfg.WorkingDirectory))
@@ -428,9 +432,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	}
 	status := statusOf(ctx, res, runErr)
 	outputs := p.outputs(ws, out, base, res, status, logPath)
-	if prog != nil {
-		outputs.CommentURL = prog.url
-	}
+	outputs.CommentURL = prog.commentURL()
 	if res.Output != nil {
 		var skipped []string
 		outputs.Fields, skipped = report.FieldOutputs(res.Output.JSON)
@@ -441,7 +443,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	// Publishing outlives a cancelled run: pushing is how the commits survive the runner.
 	end := rep.Group("Publish")
 	pubCtx, cancelPub := afterRun(ctx, publishTimeout)
-	pubErr := p.publish(pubCtx, &outputs, res, lease, runErr == nil, log)
+	pubErr := p.publish(pubCtx, &outputs, res, lease, top, runErr == nil, log)
 	cancelPub()
 	end()
 	switch {

@@ -72,6 +72,14 @@ func (p *progress) edit(ctx context.Context, c report.Comment) {
 	}
 }
 
+// commentURL is the comment's address, "" when the run keeps none.
+func (p *progress) commentURL() string {
+	if p == nil {
+		return ""
+	}
+	return p.url
+}
+
 func (p *progress) body(c report.Comment) string { return p.red.Redact(report.CommentBody(c)) }
 
 // update records where the run stands; a tool call without one keeps the last one shown.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -83,8 +85,9 @@ func (p *plan) lease(ctx context.Context, branch, start string) string {
 }
 
 // publish pushes the branch and opens or updates the pull request, filling their outputs.
-// The error is what the user must act on; a moved branch sets the status branch-moved.
-func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, lease string, ok bool, log *report.Log) error {
+// The error is what the user must act on; a moved branch sets the status branch-moved. top is
+// the checkout, where a bundle keeps commits that reach no branch on GitHub.
+func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, lease, top string, ok bool, log *report.Log) error {
 	mode, why := p.pushDecision(*o)
 	if mode == "" {
 		switch {
@@ -106,8 +109,17 @@ func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, l
 		ServerURL:      p.gh.server,
 		URL:            p.gh.pushURL,
 		RecoveryBranch: p.recoveryBranch(o.Branch),
+		Bundle:         p.bundlePath(top, o.Branch),
+		Since:          o.BaseSHA,
 	})
 	o.Pushed, o.RecoveryBranch = r.Pushed, r.Recovery
+	if r.Bundle != "" {
+		// Written as root in the Action: a later step, as the runner's user, uploads it.
+		uid, gid := ownerOf(top)
+		if err := giveBack(filepath.Dir(r.Bundle), uid, gid, os.Geteuid); err != nil {
+			log.Warning("handing the bundle to the workspace owner: %v", err)
+		}
+	}
 	var moved *push.BranchMovedError
 	switch {
 	case errors.As(err, &moved):
@@ -138,13 +150,25 @@ func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, l
 	return nil
 }
 
-// recoveryBranch names the branch that takes the commits when branch moved on the remote.
+// recoveryBranch names the branch that takes the commits when branch moved on the remote, or
+// its rules refused them.
 func (p *plan) recoveryBranch(branch string) string {
-	id := p.gh.runID
-	if id == "" {
-		id = time.Now().UTC().Format("20060102-150405")
+	return "sandcastle/recovery/" + branch + "-" + p.runTag()
+}
+
+// bundlePath is where the commits of branch are kept when they reach no branch on GitHub:
+// beside the run logs, which git status does not show and a later step can upload.
+func (p *plan) bundlePath(top, branch string) string {
+	return filepath.Join(top, ".sandcastle", "logs", fileSafe(branch)+"-"+p.runTag()+".bundle")
+}
+
+// runTag tells this run's recovery branch and bundle from other runs': the workflow run and
+// attempt, else the time.
+func (p *plan) runTag() string {
+	if id := p.gh.runID; id != "" {
+		return id
 	}
-	return "sandcastle/recovery/" + branch + "-" + id
+	return time.Now().UTC().Format("20060102-150405")
 }
 
 func (p *plan) upsertPR(ctx context.Context, o report.Outputs, res run.Result) (githubapi.PR, bool, error) {

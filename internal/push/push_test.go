@@ -503,25 +503,122 @@ func TestPush_up_to_date(t *testing.T) {
 	}
 }
 
-func TestPush_remote_rejects(t *testing.T) {
+// TestPush_server_rejects: the server refuses the branch by a rule, as GitHub does in its
+// pre-receive checks. The error says which rule and what to do; the commits go to the recovery
+// branch when the rule may not cover it, and otherwise into the bundle, so they outlive the
+// runner. A rule about the commits themselves is not tried on a recovery branch at all.
+func TestPush_server_rejects(t *testing.T) {
+	t.Parallel()
+	const (
+		protected = "echo 'error: GH006: Protected branch update failed for refs/heads/agent.' >&2\n" +
+			"echo 'error: Changes must be made through a pull request.' >&2"
+		ruleset = "echo 'error: GH013: Repository rule violations found for '$ref'.' >&2\n" +
+			"echo 'Review all repository rules at https://github.com/o/r/rules?ref='$ref >&2\n" +
+			"echo '- Cannot create ref due to creations being restricted.' >&2"
+		workflows = "echo 'refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` without `workflows` permission' >&2"
+	)
+	tests := []struct {
+		name     string
+		refuse   string // the refs the hook refuses, a shell case pattern
+		say      string // what the hook prints when it refuses
+		bundle   bool   // Options.Bundle is set
+		recovery bool   // the commits end on the recovery branch
+		pushes   int    // receive-pack requests the run makes
+		want     []string
+	}{
+		{name: "protected_branch", refuse: "refs/heads/agent", say: protected, recovery: true, pushes: 2,
+			want: []string{"push agent to origin rejected by the server: [remote rejected] (pre-receive hook declined)",
+				"GH006: Protected branch update failed", "branch agent is protected: choose a branch no protection rule covers",
+				"were pushed to the new branch sandcastle/recovery-1 on origin instead"}},
+		{name: "ruleset_everywhere", refuse: "*", say: ruleset, bundle: true, pushes: 2,
+			want: []string{"GH013: Repository rule violations found for refs/heads/agent", "Review all repository rules at https://github.com/o/r/rules",
+				"a repository ruleset covers branch agent", "pushing the commits to a recovery branch failed too",
+				"they are kept in the bundle "}},
+		{name: "workflow_permission", refuse: "*", say: workflows, bundle: true, pushes: 1,
+			want: []string{"without `workflows` permission", "the job's GITHUB_TOKEN never can", "they are kept in the bundle "}},
+		{name: "a_hook_without_recovery", refuse: "*", say: "echo 'Commits must be signed off.' >&2", pushes: 1,
+			want: []string{"push agent to origin rejected by the server: [remote rejected] (pre-receive hook declined) (Commits must be signed off.); a hook on the server refused it; the commits are on the local branch agent"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			hook := "#!/bin/sh\nwhile read old new ref; do\n\tcase \"$ref\" in " + tt.refuse + ")\n" + tt.say + "\n\t\texit 1;;\n\tesac\ndone\n"
+			if err := os.WriteFile(filepath.Join(f.remote, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			o := f.options(push.Auto)
+			if tt.name == "a_hook_without_recovery" {
+				o.RecoveryBranch = ""
+			}
+			if tt.bundle {
+				o.Bundle, o.Since = filepath.Join(t.TempDir(), "logs", "agent.bundle"), f.main
+			}
+			res, err := push.Push(t.Context(), o)
+			var rejected *push.RejectedError
+			if !errors.As(err, &rejected) {
+				t.Fatalf("err = %v, want a *RejectedError", err)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("err = %q\nwant it to contain %q", err, want)
+				}
+			}
+			if res.Pushed || f.remoteBranch("agent") != "" {
+				t.Errorf("Result = %+v, remote agent %q; want nothing pushed to agent", res, f.remoteBranch("agent"))
+			}
+			f.checkLocal()
+			if got := f.remoteBranch("sandcastle/recovery-1"); tt.recovery != (got == f.agent) || tt.recovery != (res.Recovery == "sandcastle/recovery-1") {
+				t.Errorf("recovery branch = %q, Result.Recovery %q; want the commits there: %v", got, res.Recovery, tt.recovery)
+			}
+			pushes := 0
+			for _, r := range f.srv.Requests() {
+				if r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/git-receive-pack") {
+					pushes++
+				}
+			}
+			if pushes != tt.pushes {
+				t.Errorf("%d pushes, want %d", pushes, tt.pushes)
+			}
+			if !tt.bundle {
+				if res.Bundle != "" {
+					t.Errorf("Result.Bundle = %q without Options.Bundle", res.Bundle)
+				}
+				return
+			}
+			var kept *push.KeptError
+			if res.Bundle != o.Bundle || !errors.As(err, &kept) || kept.Bundle != o.Bundle {
+				t.Fatalf("Result.Bundle = %q, err %v; want the bundle %s", res.Bundle, err, o.Bundle)
+			}
+			// Someone with a clone of the remote gets the commits back from the bundle.
+			clone := t.TempDir()
+			f.git(clone, "clone", "-q", "file://"+f.remote, ".")
+			f.git(clone, "fetch", "-q", o.Bundle, "agent")
+			if got := f.git(clone, "rev-parse", "FETCH_HEAD"); got != f.agent {
+				t.Errorf("the bundle holds %s, want %s", got, f.agent)
+			}
+			if got := f.git(clone, "rev-list", "--count", "HEAD..FETCH_HEAD"); got != "1" {
+				t.Errorf("the bundle holds %s commits past main, want the agent's one", got)
+			}
+		})
+	}
+}
+
+// TestPush_bundle_keeps_what_a_refused_token_could_not_push: the token is refused, so the
+// commits reach no branch on the remote; they are kept in the bundle and the error still
+// says authentication failed.
+func TestPush_bundle_keeps_what_a_refused_token_could_not_push(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	hook := filepath.Join(f.remote, "hooks", "pre-receive")
-	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho protected branch >&2\nexit 1\n"), 0o755); err != nil {
-		t.Fatal(err)
+	o := f.options(push.Auto)
+	o.Token = readOnlyToken
+	o.Bundle = filepath.Join(t.TempDir(), "agent.bundle")
+	res, err := push.Push(t.Context(), o)
+	if !errors.Is(err, push.ErrAuthentication) || res.Bundle != o.Bundle || !strings.Contains(err.Error(), "kept in the bundle "+o.Bundle) {
+		t.Fatalf("Result = %+v, err = %v; want an authentication error and the bundle", res, err)
 	}
-	_, err := push.Push(t.Context(), f.options(push.Force))
-	var moved *push.BranchMovedError
-	if err == nil || errors.As(err, &moved) || errors.Is(err, push.ErrAuthentication) {
-		t.Fatalf("err = %v, want a plain rejection", err)
-	}
-	if got, want := err.Error(), "push agent to origin rejected: [remote rejected] (pre-receive hook declined); the commits are on the local branch agent ("+f.agent[:12]+")"; got != want {
-		t.Errorf("err = %q\nwant  %q", got, want)
-	}
-	f.checkLocal()
-	if got := f.remoteBranch("agent"); got != "" {
-		t.Errorf("remote agent = %s, want none", got)
-	}
+	checkNoToken(t, err)
+	f.git(f.dir, "bundle", "verify", "--quiet", o.Bundle)
 }
 
 // TestPush_replaces_global_header: an extraheader for the server in the user's global config

@@ -17,7 +17,7 @@ type Comment struct {
 	Reason        string // why the run failed or was refused
 	Branch        string
 	Pushed        bool
-	Recovery      string // the remote branch that took the commits instead of Branch
+	Recovery      string // the remote branch that took the commits instead of Branch; Reason says why
 	KeptBranch    string // the local branch that holds the commits after a failed merge
 	PRNumber      int
 	PRURL         string
@@ -59,7 +59,7 @@ func CommentBody(c Comment) string {
 			what := fmt.Sprintf("%d commit%s", c.Commits, plural(c.Commits))
 			switch {
 			case c.Recovery != "":
-				what += " pushed to the recovery branch " + code(c.Recovery) + ", because " + code(c.Branch) + " moved on the remote while the run worked"
+				what += " pushed to the recovery branch " + code(c.Recovery) + " instead of " + code(c.Branch)
 			case c.Pushed:
 				what += " pushed to " + code(c.Branch)
 			case c.KeptBranch != "":

@@ -185,7 +185,7 @@ func fetchOrigin(host git.Repo) func(ctx context.Context, branch string) (bool, 
 		ref := "refs/heads/" + branch
 		out, err := host.Run(ctx, "ls-remote", "origin", ref)
 		if err != nil {
-			return false, err
+			return false, fmt.Errorf("%w; check that origin is reachable and that your git credentials may read it", err)
 		}
 		// ls-remote matches the end of every ref name: only the exact ref counts.
 		if !slices.ContainsFunc(strings.Split(out, "\n"), func(l string) bool { return strings.HasSuffix(l, "\t"+ref) }) {

@@ -177,7 +177,7 @@ func (w *Workspace) fetch(ctx context.Context, branch string) (bool, error) {
 	defer cancel()
 	found, err := w.fetchRemote(ctx, branch)
 	if err != nil {
-		return false, fmt.Errorf("workspace: could not read branch %s on origin, so the run cannot tell whether to continue it: %w; check that origin is reachable and that its credentials (github-token in Actions) may read the repository", branch, err)
+		return false, fmt.Errorf("workspace: could not read branch %s on origin, so the run cannot tell whether to continue it: %w", branch, err)
 	}
 	return found, nil
 }
