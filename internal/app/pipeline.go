@@ -443,7 +443,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	// Publishing outlives a cancelled run: pushing is how the commits survive the runner.
 	end := rep.Group("Publish")
 	pubCtx, cancelPub := afterRun(ctx, publishTimeout)
-	pubErr := p.publish(pubCtx, &outputs, res, lease, top, runErr == nil, log)
+	prNote, pubErr := p.publish(pubCtx, &outputs, res, lease, top, runErr == nil, log)
 	cancelPub()
 	end()
 	switch {
@@ -471,7 +471,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 		Phase: report.PhaseDone, Status: outputs.Status,
 		Iteration: len(res.Iterations), MaxIterations: cfg.MaxIterations, Commits: len(outputs.Commits),
 		Branch: outputs.Branch, Pushed: outputs.Pushed, Recovery: outputs.RecoveryBranch, KeptBranch: out.KeptBranch,
-		PRNumber: outputs.PRNumber, PRURL: outputs.PRURL,
+		PRNumber: outputs.PRNumber, PRURL: outputs.PRURL, PRNote: prNote,
 	}
 	if runErr != nil {
 		final.Phase, final.Reason = report.PhaseFailed, runErr.Error()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -86,8 +87,9 @@ func (p *plan) lease(ctx context.Context, branch, start string) string {
 
 // publish pushes the branch and opens or updates the pull request, filling their outputs.
 // The error is what the user must act on; a moved branch sets the status branch-moved. top is
-// the checkout, where a bundle keeps commits that reach no branch on GitHub.
-func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, lease, top string, ok bool, log *report.Log) error {
+// the checkout, where a bundle keeps commits that reach no branch on GitHub. prNote is what
+// the comment adds about the pull request: why it is not a draft, or whose it is.
+func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, lease, top string, ok bool, log *report.Log) (prNote string, err error) {
 	mode, why := p.pushDecision(*o)
 	if mode == "" {
 		switch {
@@ -96,7 +98,7 @@ func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, l
 		case len(o.Commits) > 0:
 			log.Status("Not pushing %s: %s", orDetached(o.Branch), why)
 		}
-		return nil
+		return "", nil
 	}
 	r, err := push.Push(ctx, push.Options{
 		Dir:            p.cfg.WorkingDirectory,
@@ -126,28 +128,38 @@ func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, l
 		if ok { // a failed or cancelled run keeps saying so
 			o.Status = statusBranchMoved
 		}
-		return err
+		return "", err
 	case err != nil:
-		return err
+		return "", err
 	case r.Skipped != "":
 		log.Status("Not pushed: %s", r.Skipped)
 	default:
 		log.Status("Pushed %s (%s)", o.Branch, report.ShortSHA(r.SHA))
 	}
 	if !p.cfg.GitHub.OpenPR || !ok {
-		return nil
+		return "", nil
 	}
 	pr, created, err := p.upsertPR(ctx, *o, res)
 	if err != nil {
-		return err
+		return "", err
 	}
 	o.PRNumber, o.PRURL = pr.Number, pr.URL
 	verb := "Updated"
 	if created {
 		verb = "Opened"
 	}
-	log.Status("%s pull request #%d: %s", verb, pr.Number, pr.URL)
-	return nil
+	switch {
+	case pr.DraftRefused:
+		prNote = "opened ready for review, since this repository does not support draft pull requests"
+	case pr.Adopted:
+		prNote = "opened by someone else from this branch; their title and description are kept"
+	}
+	if prNote != "" {
+		log.Status("%s pull request #%d (%s): %s", verb, pr.Number, prNote, pr.URL)
+	} else {
+		log.Status("%s pull request #%d: %s", verb, pr.Number, pr.URL)
+	}
+	return prNote, nil
 }
 
 // recoveryBranch names the branch that takes the commits when branch moved on the remote, or
@@ -186,7 +198,7 @@ func (p *plan) upsertPR(ctx context.Context, o report.Outputs, res run.Result) (
 		return githubapi.PR{}, false, err
 	}
 	red := p.red.Redact
-	return p.gh.api.UpsertPR(ctx, githubapi.PRSpec{
+	pr, created, err := p.gh.api.UpsertPR(ctx, githubapi.PRSpec{
 		Owner: p.gh.owner, Repo: p.gh.repo,
 		Head:  o.Branch,
 		Base:  base,
@@ -194,6 +206,11 @@ func (p *plan) upsertPR(ctx context.Context, o report.Outputs, res run.Result) (
 		Draft:  p.cfg.GitHub.PRDraft,
 		Marker: prMarker(o.Branch),
 	})
+	if err != nil {
+		compare := p.gh.server + "/" + p.gh.owner + "/" + p.gh.repo + "/compare/" + url.PathEscape(base) + "..." + url.PathEscape(o.Branch) + "?expand=1"
+		return pr, created, fmt.Errorf("%w; %s is pushed: open the pull request by hand at %s", err, o.Branch, compare)
+	}
+	return pr, created, nil
 }
 
 // prMarker finds the pull request of branch again. Branch names may hold "--", which a marker

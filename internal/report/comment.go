@@ -21,6 +21,7 @@ type Comment struct {
 	KeptBranch    string // the local branch that holds the commits after a failed merge
 	PRNumber      int
 	PRURL         string
+	PRNote        string // said of the pull request after its link: why it is not a draft, whose it is
 	RunURL        string // the workflow run, for the logs
 }
 
@@ -72,7 +73,11 @@ func CommentBody(c Comment) string {
 			items = append(items, "no commits")
 		}
 		if c.PRURL != "" {
-			items = append(items, "pull request "+link(fmt.Sprintf("#%d", c.PRNumber), c.PRURL))
+			pr := "pull request " + link(fmt.Sprintf("#%d", c.PRNumber), c.PRURL)
+			if c.PRNote != "" {
+				pr += ", " + inline(c.PRNote)
+			}
+			items = append(items, pr)
 		}
 		if len(items) > 0 {
 			b.WriteString("\n")
