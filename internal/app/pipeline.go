@@ -304,9 +304,9 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) int {
 
 	code, final := p.work(ctx, rep, prog)
 
+	prog.finish(ctx, final) // on a time of its own, which outlasts a rate limit
 	cleanup, cancel := afterRun(ctx, p.cleanup)
 	defer cancel()
-	prog.finish(cleanup, final)
 	if err := p.gh.finishLabels(cleanup, code == exitOK); err != nil {
 		rep.Warning(fmt.Sprintf("labels: %v", err))
 	}
