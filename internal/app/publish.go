@@ -215,7 +215,7 @@ func (p *plan) upsertPR(ctx context.Context, o report.Outputs, res run.Result) (
 
 // prMarker finds the pull request of branch again. Branch names may hold "--", which a marker
 // may not, so two names can share one: they are told apart by the head branch too.
-func prMarker(branch string) string { return cleanMarker("sandcastle:pr:" + branch) }
+func prMarker(branch string) string { return cleanMarker(markerFamily + ":pr:" + branch) }
 
 // prBase is the branch the pull request merges into: pr-base, else the branch the run started
 // from, else, for a run on a pull request's own branch, that pull request's base.
