@@ -65,8 +65,12 @@ func withGitServer(t *testing.T, a *action, srv *testkit.GitServer, writer strin
 // pushes, through the environment only.
 func (g *github) gitAuth(t *testing.T, token string, args ...string) {
 	t.Helper()
-	header := "AUTHORIZATION: basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))
-	gitRun(t, g.a.env, g.a.dir, append([]string{"-c", "http.extraheader=" + header}, args...)...)
+	gitRun(t, g.a.env, g.a.dir, append([]string{"-c", "http.extraheader=AUTHORIZATION: basic " + basicAuth(token)}, args...)...)
+}
+
+// basicAuth is the Basic credential git sends GitHub for token.
+func basicAuth(token string) string {
+	return base64.StdEncoding.EncodeToString([]byte("x-access-token:" + token))
 }
 
 // event writes the payload of an event and names it as the runner does.
