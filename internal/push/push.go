@@ -93,15 +93,20 @@ func (e *BranchMovedError) Error() string {
 		msg += " (it is now at " + short(e.RemoteSHA) + ")"
 	}
 	msg += ", so it was not overwritten"
+	return msg + whereKept(e.Remote, e.Branch, e.SHA, e.Recovery, e.RecoveryErr)
+}
+
+// whereKept ends the message of a push that did not land: where the commits are now.
+func whereKept(remote, branch, sha, recovery string, recoveryErr error) string {
 	switch {
-	case e.Recovery != "":
-		return msg + fmt.Sprintf("; the commits (%s) were pushed to the new branch %s on %s instead, and are also on the local branch %s",
-			short(e.SHA), e.Recovery, e.Remote, e.Branch)
-	case e.RecoveryErr != nil:
-		return msg + fmt.Sprintf("; pushing the commits to a recovery branch failed too (%v); they are on the local branch %s (%s)",
-			e.RecoveryErr, e.Branch, short(e.SHA))
+	case recovery != "":
+		return fmt.Sprintf("; the commits (%s) were pushed to the new branch %s on %s instead, and are also on the local branch %s",
+			short(sha), recovery, remote, branch)
+	case recoveryErr != nil:
+		return fmt.Sprintf("; pushing the commits to a recovery branch failed too (%v); they are on the local branch %s (%s)",
+			recoveryErr, branch, short(sha))
 	}
-	return msg + fmt.Sprintf("; the commits are on the local branch %s (%s)", e.Branch, short(e.SHA))
+	return fmt.Sprintf("; the commits are on the local branch %s (%s)", branch, short(sha))
 }
 
 func (e *BranchMovedError) Unwrap() error { return e.RecoveryErr }
@@ -275,15 +280,7 @@ func (e *RejectedError) Error() string {
 	if e.Rule != "" {
 		msg += "; " + e.Rule
 	}
-	switch {
-	case e.Recovery != "":
-		return msg + fmt.Sprintf("; the commits (%s) were pushed to the new branch %s on %s instead, and are also on the local branch %s",
-			short(e.SHA), e.Recovery, e.Remote, e.Branch)
-	case e.RecoveryErr != nil:
-		return msg + fmt.Sprintf("; pushing the commits to a recovery branch failed too (%v); they are on the local branch %s (%s)",
-			e.RecoveryErr, e.Branch, short(e.SHA))
-	}
-	return msg + fmt.Sprintf("; the commits are on the local branch %s (%s)", e.Branch, short(e.SHA))
+	return msg + whereKept(e.Remote, e.Branch, e.SHA, e.Recovery, e.RecoveryErr)
 }
 
 func (e *RejectedError) Unwrap() error { return e.RecoveryErr }

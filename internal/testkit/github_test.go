@@ -51,6 +51,18 @@ func clientFor(t *testing.T, gh *testkit.GitHub, token string) *githubapi.Client
 	return c
 }
 
+// recordingClient is a client of gh whose waits between retries are recorded, not waited.
+func recordingClient(t *testing.T, gh *testkit.GitHub) (*githubapi.Client, *[]time.Duration) {
+	t.Helper()
+	var waits []time.Duration
+	c, err := githubapi.New(githubapi.Options{Token: ghToken, APIURL: gh.APIURL,
+		Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, &waits
+}
+
 func prSpec(title, body string) githubapi.PRSpec {
 	return githubapi.PRSpec{Owner: "octo", Repo: "repo", Head: "sandcastle/issue-1", Base: "main",
 		Title: title, Body: body, Draft: true, Marker: prMarker}
@@ -236,12 +248,7 @@ func TestGitHub_head_not_yet_seen_is_retried(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			gh := testkit.NewGitHub(t, ghToken, "octo/repo")
-			var waits []time.Duration
-			c, err := githubapi.New(githubapi.Options{Token: ghToken, APIURL: gh.APIURL,
-				Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, waits := recordingClient(t, gh)
 			gh.HeadNotYetSeenNext(tt.times)
 			_, created, err := c.UpsertPR(t.Context(), prSpec("title", "body"))
 			if created != tt.created || (err == nil) != tt.created {
@@ -250,8 +257,8 @@ func TestGitHub_head_not_yet_seen_is_retried(t *testing.T) {
 			if !tt.created && !strings.Contains(err.Error(), "PullRequest head invalid") {
 				t.Errorf("error %q does not say GitHub refused the head", err)
 			}
-			if len(waits) != tt.waits || waits[0] < time.Second {
-				t.Errorf("waits = %v, want %d of at least a second", waits, tt.waits)
+			if len(*waits) != tt.waits || (*waits)[0] < time.Second {
+				t.Errorf("waits = %v, want %d of at least a second", *waits, tt.waits)
 			}
 		})
 	}
@@ -262,19 +269,14 @@ func TestGitHub_head_not_yet_seen_is_retried(t *testing.T) {
 func TestGitHub_too_many_requests_waits_a_minute(t *testing.T) {
 	t.Parallel()
 	gh := testkit.NewGitHub(t, ghToken, "octo/repo")
-	var waits []time.Duration
-	c, err := githubapi.New(githubapi.Options{Token: ghToken, APIURL: gh.APIURL,
-		Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, waits := recordingClient(t, gh)
 	gh.SetPermission("alice", "write")
 	gh.TooManyRequestsNext("GET", permPath, 1)
 	if got, err := c.Permission(t.Context(), "octo", "repo", "alice"); err != nil || got != "write" {
 		t.Fatalf("Permission = %q, %v", got, err)
 	}
-	if len(waits) != 1 || waits[0] < time.Minute {
-		t.Errorf("waits = %v, want one of at least a minute", waits)
+	if len(*waits) != 1 || (*waits)[0] < time.Minute {
+		t.Errorf("waits = %v, want one of at least a minute", *waits)
 	}
 }
 
