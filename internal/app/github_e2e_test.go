@@ -478,65 +478,92 @@ func gitOutput(gitDir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(b)), err
 }
 
-// TestPRCreationRefused: GitHub answers 422 to the pull request. The run fails with GitHub's
-// message and the operation, and the branch it pushed stays on the remote for a person to use.
+// TestPRCreationRefused: GitHub refuses the pull request, with a 422 or, for the job's token
+// in a repository that does not let Actions open pull requests, a 403. The run fails with
+// GitHub's message, the setting to change when there is one, and the link to open the pull
+// request by hand, since the branch it pushed stays on the remote.
 func TestPRCreationRefused(t *testing.T) {
-	a := newAction(t,
-		commitBash("work.txt", "agent", "Agent work"),
-		testkit.Text("Done. "+signal),
-	)
-	g := withGitHub(t, a, ghToken)
-	g.api.SetPermission("maintainer", "write")
-	g.api.FailNext("POST", "/repos/{owner}/{repo}/pulls", 422, `{"message": "Validation Failed", "errors": [{"message": "No commits between main and sandcastle/issue-42"}]}`)
-	g.event(t, "issues", labeledIssue("maintainer", "sandcastle", "Work"))
-	a.input("prompt", "Work, commit, then print "+signal)
-	a.input("branch-strategy", "branch")
-	a.input("branch", "sandcastle/issue-42")
-	a.input("open-pr", "true")
+	tests := []struct {
+		name   string
+		refuse func(g *github)
+		want   []string
+	}{
+		{"validation_failed", func(g *github) {
+			g.api.FailNext("POST", "/repos/{owner}/{repo}/pulls", 422, `{"message": "Validation Failed", "errors": [{"message": "No commits between main and sandcastle/issue-42"}]}`)
+		}, []string{"pull request", "422", "Validation Failed"}},
+		{"actions_may_not_create_prs", func(g *github) { g.api.RefuseActionsPRs() },
+			[]string{"403 GitHub Actions is not permitted to create or approve pull requests", "Allow GitHub Actions to create and approve pull requests"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newAction(t,
+				commitBash("work.txt", "agent", "Agent work"),
+				testkit.Text("Done. "+signal),
+			)
+			g := withGitHub(t, a, ghToken)
+			g.api.SetPermission("maintainer", "write")
+			tt.refuse(g)
+			g.event(t, "issues", labeledIssue("maintainer", "sandcastle", "Work"))
+			a.input("prompt", "Work, commit, then print "+signal)
+			a.input("branch-strategy", "branch")
+			a.input("branch", "sandcastle/issue-42")
+			a.input("open-pr", "true")
 
-	inv, out := a.runWant(1)
-	if out["status"] != "failed" || out["pushed"] != "true" || out["pr-number"] != "" {
-		t.Errorf("outputs %v; want failed, pushed, no pull request", out)
-	}
-	for _, want := range []string{"pull request", "422", "Validation Failed"} {
-		if !strings.Contains(inv.output(), want) {
-			t.Errorf("the log does not mention %q", want)
-		}
-	}
-	if got := g.remoteSHA(t, "sandcastle/issue-42"); got != out["head-sha"] {
-		t.Errorf("remote branch = %q, want the pushed commits %q", got, out["head-sha"])
-	}
-	if got := g.api.Comments(42); len(got) != 1 || !strings.Contains(got[0].Body, "422") || !strings.Contains(got[0].Body, "pushed to `sandcastle/issue-42`") {
-		t.Errorf("comments = %+v; want one with the reason and the pushed branch", got)
+			inv, out := a.runWant(1)
+			if out["status"] != "failed" || out["pushed"] != "true" || out["pr-number"] != "" {
+				t.Errorf("outputs %v; want failed, pushed, no pull request", out)
+			}
+			compare := g.git.URL + "/" + ghRepo + "/compare/main...sandcastle%2Fissue-42?expand=1"
+			for _, want := range append(tt.want, "sandcastle/issue-42 is pushed: open the pull request by hand at "+compare) {
+				if !strings.Contains(inv.output(), want) {
+					t.Errorf("the log does not mention %q", want)
+				}
+			}
+			if got := g.remoteSHA(t, "sandcastle/issue-42"); got != out["head-sha"] {
+				t.Errorf("remote branch = %q, want the pushed commits %q", got, out["head-sha"])
+			}
+			if got := g.api.Comments(42); len(got) != 1 || !strings.Contains(got[0].Body, tt.want[0]) || !strings.Contains(got[0].Body, "pushed to `sandcastle/issue-42`") {
+				t.Errorf("comments = %+v; want one with the reason and the pushed branch", got)
+			}
+		})
 	}
 }
 
 // TestPermissionLookupRefusedFailsClearly: when GitHub will not say who may run (the token
-// lacks the permission), the run fails naming the look-up, starts nothing and says failed.
+// lacks the permission), the run fails naming the look-up and the permission to grant (the one
+// GitHub names, else those a run needs and the fork case), starts nothing and says failed.
 func TestPermissionLookupRefusedFailsClearly(t *testing.T) {
-	a := newAction(t)
-	a.env["PATH"] = hermeticEnv(t)["PATH"]
-	g := withGitHub(t, a, ghToken)
-	g.api.FailNext("GET", "/repos/{owner}/{repo}/collaborators/{user}/permission", 403, `{"message": "Resource not accessible by integration"}`)
-	g.maintainerLabels(t)
-	a.input("branch-strategy", "branch")
-	a.input("branch", "sandcastle/issue-42")
-	before := stateOf(t, a.env, a.dir)
+	for _, accepted := range []string{"", "pull_requests=write"} {
+		t.Run(map[string]string{"": "job_token", "pull_requests=write": "fine_grained_token"}[accepted], func(t *testing.T) {
+			a := newAction(t)
+			a.env["PATH"] = hermeticEnv(t)["PATH"]
+			g := withGitHub(t, a, ghToken)
+			g.api.ForbidNext("GET", "/repos/{owner}/{repo}/collaborators/{user}/permission", "Resource not accessible by integration", accepted)
+			g.maintainerLabels(t)
+			a.input("branch-strategy", "branch")
+			a.input("branch", "sandcastle/issue-42")
+			before := stateOf(t, a.env, a.dir)
 
-	inv, out := a.runWant(1)
-	if out["status"] != "failed" {
-		t.Errorf("status = %q, want failed", out["status"])
-	}
-	for _, want := range []string{"checking who may start the run", "permission", "403", "Resource not accessible by integration"} {
-		if !strings.Contains(inv.output(), want) {
-			t.Errorf("the log does not mention %q", want)
-		}
-	}
-	if got := stateOf(t, a.env, a.dir); got != before {
-		t.Errorf("the repository changed:\nbefore %+v\nafter  %+v", before, got)
-	}
-	if len(a.model.Requests()) != 0 || len(g.api.Comments(42)) != 0 {
-		t.Errorf("a run that could not check its trigger reached the model or commented")
+			inv, out := a.runWant(1)
+			if out["status"] != "failed" {
+				t.Errorf("status = %q, want failed", out["status"])
+			}
+			grant := []string{"read-only in a pull_request run from a fork", "contents: write, issues: write and pull-requests: write"}
+			if accepted != "" {
+				grant = []string{"GitHub says the look-up needs `pull-requests: write`"}
+			}
+			for _, want := range append([]string{"checking who may start the run", "permission", "403", "Resource not accessible by integration"}, grant...) {
+				if !strings.Contains(inv.output(), want) {
+					t.Errorf("the log does not mention %q", want)
+				}
+			}
+			if got := stateOf(t, a.env, a.dir); got != before {
+				t.Errorf("the repository changed:\nbefore %+v\nafter  %+v", before, got)
+			}
+			if len(a.model.Requests()) != 0 || len(g.api.Comments(42)) != 0 {
+				t.Errorf("a run that could not check its trigger reached the model or commented")
+			}
+		})
 	}
 }
 

@@ -355,6 +355,9 @@ func (o Options) validate() error {
 	if o.Lease != "" && !isCommitID(o.Lease) {
 		return fmt.Errorf("push: lease %q is not a full commit id", o.Lease)
 	}
+	if o.Since != "" && !isCommitID(o.Since) {
+		return fmt.Errorf("push: since %q is not a full commit id", o.Since)
+	}
 	return nil
 }
 

@@ -984,6 +984,7 @@ func TestPush_invalid_options(t *testing.T) {
 		{"recovery_is_branch", func(o *push.Options) { o.RecoveryBranch = "agent" }, "push: the recovery branch must differ"},
 		{"option_remote", func(o *push.Options) { o.Remote = "--receive-pack=x" }, "is not a remote name"},
 		{"short_lease", func(o *push.Options) { o.Mode, o.Lease = push.Lease, "abc123" }, "is not a full commit id"},
+		{"option_as_since", func(o *push.Options) { o.Since = "--all" }, "since \"--all\" is not a full commit id"},
 		{"server_with_credentials", func(o *push.Options) { o.ServerURL = "https://u:p@github.com" }, "is not an http(s) URL"},
 		{"server_not_http", func(o *push.Options) { o.ServerURL = "ssh://github.com" }, "is not an http(s) URL"},
 		{"token_without_url", func(o *push.Options) { o.Token = "t0ken" }, "a token needs the remote's URL"},
