@@ -12,10 +12,10 @@ import (
 var closingRef = regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?:\s*:\s*|\s+)` +
 	`(?:([\w.-]+/[\w.-]+)?#(\d+)|https?://[^\s/]+/([\w.-]+/[\w.-]+)/issues/(\d+))\b`)
 
-// Closes reports whether a pull request description in repository ("owner/name") uses a
+// closes reports whether a pull request description in repository ("owner/name") uses a
 // closing keyword on issue, so that merging it would close the issue. A mere mention ("see
 // #42") does not close it, nor does a reference to an issue of another repository.
-func Closes(body, repository string, issue int) bool {
+func closes(body, repository string, issue int) bool {
 	want := strconv.Itoa(issue)
 	for _, m := range closingRef.FindAllStringSubmatch(Sanitize(body), -1) {
 		repo, n := m[1], m[2]

@@ -22,8 +22,8 @@ func TestCloses(t *testing.T) {
 		{"", false},
 	}
 	for _, tt := range tests {
-		if got := Closes(tt.body, "octo/widgets", 42); got != tt.want {
-			t.Errorf("Closes(%q) = %v, want %v", tt.body, got, tt.want)
+		if got := closes(tt.body, "octo/widgets", 42); got != tt.want {
+			t.Errorf("closes(%q) = %v, want %v", tt.body, got, tt.want)
 		}
 	}
 }

@@ -201,7 +201,7 @@ func checkLinkedPRs(ctx context.Context, repository string, issue int, perms Per
 		return Decision{}, fmt.Errorf("decide: open pull requests of issue #%d: %w", issue, err)
 	}
 	for _, pr := range prs {
-		if !Closes(pr.Body, repository, issue) {
+		if !closes(pr.Body, repository, issue) {
 			continue // a mention, not a pull request that would close the issue
 		}
 		switch strings.ToUpper(pr.AuthorAssociation) {
