@@ -120,13 +120,13 @@ func (h *hub) findOrigin(ctx context.Context, g git.Repo) {
 	}
 }
 
-// fetch brings branch from origin with the token, for the workspace; nil when git uses the
-// repository's own setup.
-func (h *hub) fetch(dir string, env, config []string) func(ctx context.Context, branch string) error {
+// fetch brings branch from origin with the token, for the workspace, and reports whether origin
+// has it; nil when git uses the repository's own setup.
+func (h *hub) fetch(dir string, env, config []string) func(ctx context.Context, branch string) (bool, error) {
 	if h.gitToken() == "" {
 		return nil
 	}
-	return func(ctx context.Context, branch string) error {
+	return func(ctx context.Context, branch string) (bool, error) {
 		return push.Fetch(ctx, push.Options{Dir: dir, Env: env, GitConfig: config, Branch: branch, Token: h.token, ServerURL: h.server, URL: h.pushURL})
 	}
 }
@@ -153,10 +153,14 @@ func (h *hub) needs() error {
 	return nil
 }
 
+// markerFamily starts every marker the action hides in its comments and pull requests, which
+// is how it knows them for its own when their events come back to it.
+const markerFamily = "sandcastle"
+
 // markerOf names the progress comment of one workflow job, so re-runs edit their own comment
 // and other workflows keep theirs. Markers live in an HTML comment: "--", "<" and ">" go.
 func markerOf(workflow, job, name string) string {
-	parts := []string{"sandcastle"}
+	parts := []string{markerFamily}
 	for _, p := range []string{workflow, job, name} {
 		if p != "" {
 			parts = append(parts, p)
@@ -199,6 +203,8 @@ func (h *hub) guard(ctx context.Context) (event.Decision, error) {
 		AllowedBots:      h.cfg.AllowedBots,
 		AllowBots:        h.cfg.AllowBots,
 		RefuseIfLinkedPR: h.cfg.RefuseIfOpenPR,
+		OwnLabels:        []string{h.cfg.InProgressLabel, h.cfg.BlockedLabel},
+		Written:          func(body string) bool { return githubapi.MarkedBy(body, markerFamily) },
 	}, permissions{h})
 }
 
@@ -224,7 +230,7 @@ func (p permissions) OpenLinkedPRs(ctx context.Context, issue int) ([]event.Link
 		if h := p.h; h.branch != "" && githubapi.Marked(pr.Body, prMarker(h.branch)) {
 			continue
 		}
-		out = append(out, event.LinkedPR{Number: pr.Number, URL: pr.URL, Author: pr.Author, AuthorAssociation: pr.AuthorAssociation})
+		out = append(out, event.LinkedPR{Number: pr.Number, URL: pr.URL, Author: pr.Author, AuthorAssociation: pr.AuthorAssociation, Body: pr.Body})
 	}
 	return out, err
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -37,11 +38,17 @@ type github struct {
 // remote accepts; the run is given ghToken.
 func withGitHub(t *testing.T, a *action, gitToken string) *github {
 	t.Helper()
-	g := &github{a: a, git: testkit.NewGitServer(t, gitToken, ""), api: testkit.NewGitHub(t, ghToken, ghRepo)}
+	return withGitServer(t, a, testkit.NewGitServer(t, gitToken, ""), gitToken)
+}
+
+// withGitServer is withGitHub on the remote srv, seeded with its token writer.
+func withGitServer(t *testing.T, a *action, srv *testkit.GitServer, writer string) *github {
+	t.Helper()
+	g := &github{a: a, git: srv, api: testkit.NewGitHub(t, ghToken, ghRepo)}
 	var url string
 	url, g.remote = g.git.NewRepo(t, ghRepo)
 	gitRun(t, a.env, a.dir, "remote", "set-url", "origin", url)
-	g.gitAuth(t, gitToken, "push", "-q", "origin", "main")
+	g.gitAuth(t, writer, "push", "-q", "origin", "main")
 	gitRun(t, a.env, a.dir, "fetch", "-q", g.remote, "+refs/heads/*:refs/remotes/origin/*")
 	a.env["GITHUB_REPOSITORY"] = ghRepo
 	a.env["GITHUB_SERVER_URL"] = g.git.URL
@@ -58,8 +65,12 @@ func withGitHub(t *testing.T, a *action, gitToken string) *github {
 // pushes, through the environment only.
 func (g *github) gitAuth(t *testing.T, token string, args ...string) {
 	t.Helper()
-	header := "AUTHORIZATION: basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))
-	gitRun(t, g.a.env, g.a.dir, append([]string{"-c", "http.extraheader=" + header}, args...)...)
+	gitRun(t, g.a.env, g.a.dir, append([]string{"-c", "http.extraheader=AUTHORIZATION: basic " + basicAuth(token)}, args...)...)
+}
+
+// basicAuth is the Basic credential git sends GitHub for token.
+func basicAuth(token string) string {
+	return base64.StdEncoding.EncodeToString([]byte("x-access-token:" + token))
 }
 
 // event writes the payload of an event and names it as the runner does.
@@ -226,12 +237,10 @@ func TestDockerIssueLabeledPushesAndOpensPR(t *testing.T) {
 
 	// Labelled again: the same branch moves on, the same pull request and comment are edited.
 	g.api.SetLabels(42, "sandcastle")
-	inv, out = a.runWant(0)
-	if out["status"] != "complete" || out["pushed"] != "true" {
-		t.Errorf("second run outputs %v; want complete and pushed", out)
-	}
-	if strings.Contains(inv.output(), "could not fetch") {
-		t.Errorf("the second run could not fetch its branch with the token")
+	first := out["head-sha"]
+	_, out = a.runWant(0)
+	if out["status"] != "complete" || out["pushed"] != "true" || out["base-sha"] != first {
+		t.Errorf("second run outputs %v; want complete and pushed, continuing from %s", out, first)
 	}
 	if got := g.api.PRs(); len(got) != 1 || got[0].Edits == 0 || out["pr-url"] != pr.URL {
 		t.Errorf("pull requests after the re-run = %+v, pr-url %q; want the one, updated", got, out["pr-url"])
@@ -360,38 +369,105 @@ func TestLeaseRejectedPushesRecoveryBranch(t *testing.T) {
 	}
 }
 
-// TestWrongTokenFailsClearlyAndKeepsCommits: the remote refuses the token. The run fails
-// naming authentication, the commits stay on the local branch, the issue is told, and the
-// token shows nowhere.
+// TestWrongTokenFailsClearlyAndKeepsCommits: the remote refuses the token. A token that may
+// not even read fails the run before the agent starts, since the run cannot tell whether its
+// branch exists on origin; one that may read but not push fails at the push, and the commits
+// stay on the local branch and in a bundle beside the logs. The issue is told, and the token
+// shows nowhere.
 func TestWrongTokenFailsClearlyAndKeepsCommits(t *testing.T) {
+	for _, readOnly := range []bool{false, true} {
+		t.Run(map[bool]string{false: "wrong_token", true: "read_only_token"}[readOnly], func(t *testing.T) {
+			var steps []testkit.Step // the agent never starts when the branch cannot be read
+			if readOnly {
+				steps = []testkit.Step{commitBash("work.txt", "agent", "Agent work"), testkit.Text("Done. " + signal)}
+			}
+			a := newAction(t, steps...)
+			var g *github
+			if readOnly {
+				g = withGitServer(t, a, testkit.NewGitServer(t, "ghs_the_remote_writer", ghToken), "ghs_the_remote_writer")
+			} else {
+				g = withGitHub(t, a, "ghs_the_remote_wants_another_token")
+			}
+			g.maintainerLabels(t)
+			a.input("branch-strategy", "branch")
+			a.input("branch", "sandcastle/issue-42")
+			a.input("blocked-label", "sandcastle:blocked")
+			before := stateOf(t, a.env, a.dir)
+
+			inv, out := a.runWant(1)
+			if out["status"] != "failed" || out["pushed"] != "false" {
+				t.Errorf("outputs %v; want failed and not pushed", out)
+			}
+			if !strings.Contains(inv.output(), "authentication failed") {
+				t.Errorf("the log does not say the token was refused")
+			}
+			if g.remoteSHA(t, "sandcastle/issue-42") != "" {
+				t.Errorf("the branch reached the remote")
+			}
+			if got := g.api.Comments(42); len(got) != 1 || !strings.Contains(got[0].Body, "authentication failed") {
+				t.Errorf("comments = %+v; want one with the reason", got)
+			}
+			if got, want := g.api.Labels(42), []string{"sandcastle:blocked"}; !slices.Equal(got, want) {
+				t.Errorf("labels = %q, want %q", got, want)
+			}
+			checkNoToken(t, a, inv)
+			if !readOnly {
+				if got := stateOf(t, a.env, a.dir); got != before || len(a.model.Requests()) != 0 {
+					t.Errorf("a run that could not read its branch started the agent or changed the repository:\nbefore %+v\nafter  %+v", before, got)
+				}
+				return
+			}
+			if got := gitRun(t, a.env, a.dir, "rev-parse", "sandcastle/issue-42"); got != out["head-sha"] || got == out["base-sha"] {
+				t.Errorf("local branch = %q, head-sha %q; want the agent's commit kept", got, out["head-sha"])
+			}
+			bundle := filepath.Join(a.dir, ".sandcastle", "logs", "sandcastle-issue-42-4242-1.bundle")
+			if !strings.Contains(inv.output(), "kept in the bundle "+bundle) {
+				t.Errorf("the log does not name the bundle %s", bundle)
+			}
+			gitRun(t, a.env, a.dir, "bundle", "verify", "--quiet", bundle)
+			if got := gitRun(t, a.env, a.dir, "status", "--porcelain"); got != "" {
+				t.Errorf("the bundle shows in git status: %q", got)
+			}
+		})
+	}
+}
+
+// TestServerRefusedPushKeepsTheWork: the server's rules refuse the run's branch (GitHub's
+// classic branch protection, played by a pre-receive hook on the real remote). The run fails
+// saying which rule and what to do, the commits go to a recovery branch that no rule covers,
+// and the outputs and the comment name it.
+func TestServerRefusedPushKeepsTheWork(t *testing.T) {
 	a := newAction(t,
 		commitBash("work.txt", "agent", "Agent work"),
 		testkit.Text("Done. "+signal),
 	)
-	g := withGitHub(t, a, "ghs_the_remote_wants_another_token")
+	g := withGitHub(t, a, ghToken)
+	hook := "#!/bin/sh\nwhile read old new ref; do\n\tif [ \"$ref\" = refs/heads/sandcastle/issue-42 ]; then\n" +
+		"\t\techo \"error: GH006: Protected branch update failed for $ref.\" >&2\n\t\texit 1\n\tfi\ndone\n"
+	writeFile(t, filepath.Join(g.remote, "hooks", "pre-receive"), hook)
+	if err := os.Chmod(filepath.Join(g.remote, "hooks", "pre-receive"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	g.maintainerLabels(t)
 	a.input("branch-strategy", "branch")
 	a.input("branch", "sandcastle/issue-42")
-	a.input("blocked-label", "sandcastle:blocked")
+	a.input("open-pr", "true")
 
 	inv, out := a.runWant(1)
-	if out["status"] != "failed" || out["pushed"] != "false" {
-		t.Errorf("outputs %v; want failed and not pushed", out)
+	recovery := "sandcastle/recovery/sandcastle/issue-42-4242-1"
+	if out["status"] != "failed" || out["pushed"] != "false" || out["recovery-branch"] != recovery || out["pr-number"] != "" {
+		t.Errorf("outputs %v; want failed, not pushed, recovery branch %s, no pull request", out, recovery)
 	}
-	if !strings.Contains(inv.output(), "authentication failed") {
-		t.Errorf("the log does not say the token was refused")
+	if got := g.remoteSHA(t, recovery); got == "" || got != out["head-sha"] {
+		t.Errorf("recovery branch = %q, want the agent's commit %q", got, out["head-sha"])
 	}
-	if got := gitRun(t, a.env, a.dir, "rev-parse", "sandcastle/issue-42"); got != out["head-sha"] || got == out["base-sha"] {
-		t.Errorf("local branch = %q, head-sha %q; want the agent's commit kept", got, out["head-sha"])
+	for _, want := range []string{"rejected by the server", "GH006: Protected branch update failed", "branch sandcastle/issue-42 is protected", recovery} {
+		if !strings.Contains(inv.output(), want) {
+			t.Errorf("the log does not say %q", want)
+		}
 	}
-	if g.remoteSHA(t, "sandcastle/issue-42") != "" {
-		t.Errorf("the branch reached the remote")
-	}
-	if got := g.api.Comments(42); len(got) != 1 || !strings.Contains(got[0].Body, "authentication failed") {
-		t.Errorf("comments = %+v; want one with the reason", got)
-	}
-	if got, want := g.api.Labels(42), []string{"sandcastle:blocked"}; !slices.Equal(got, want) {
-		t.Errorf("labels = %q, want %q", got, want)
+	if got := g.api.Comments(42); len(got) != 1 || !strings.Contains(got[0].Body, "recovery branch `"+recovery+"`") || !strings.Contains(got[0].Body, "is protected") {
+		t.Errorf("comments = %+v; want one naming the rule and the recovery branch", got)
 	}
 	checkNoToken(t, a, inv)
 }
@@ -402,65 +478,92 @@ func gitOutput(gitDir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(b)), err
 }
 
-// TestPRCreationRefused: GitHub answers 422 to the pull request. The run fails with GitHub's
-// message and the operation, and the branch it pushed stays on the remote for a person to use.
+// TestPRCreationRefused: GitHub refuses the pull request, with a 422 or, for the job's token
+// in a repository that does not let Actions open pull requests, a 403. The run fails with
+// GitHub's message, the setting to change when there is one, and the link to open the pull
+// request by hand, since the branch it pushed stays on the remote.
 func TestPRCreationRefused(t *testing.T) {
-	a := newAction(t,
-		commitBash("work.txt", "agent", "Agent work"),
-		testkit.Text("Done. "+signal),
-	)
-	g := withGitHub(t, a, ghToken)
-	g.api.SetPermission("maintainer", "write")
-	g.api.FailNext("POST", "/repos/{owner}/{repo}/pulls", 422, `{"message": "Validation Failed", "errors": [{"message": "No commits between main and sandcastle/issue-42"}]}`)
-	g.event(t, "issues", labeledIssue("maintainer", "sandcastle", "Work"))
-	a.input("prompt", "Work, commit, then print "+signal)
-	a.input("branch-strategy", "branch")
-	a.input("branch", "sandcastle/issue-42")
-	a.input("open-pr", "true")
+	tests := []struct {
+		name   string
+		refuse func(g *github)
+		want   []string
+	}{
+		{"validation_failed", func(g *github) {
+			g.api.FailNext("POST", "/repos/{owner}/{repo}/pulls", 422, `{"message": "Validation Failed", "errors": [{"message": "No commits between main and sandcastle/issue-42"}]}`)
+		}, []string{"pull request", "422", "Validation Failed"}},
+		{"actions_may_not_create_prs", func(g *github) { g.api.RefuseActionsPRs() },
+			[]string{"403 GitHub Actions is not permitted to create or approve pull requests", "Allow GitHub Actions to create and approve pull requests"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newAction(t,
+				commitBash("work.txt", "agent", "Agent work"),
+				testkit.Text("Done. "+signal),
+			)
+			g := withGitHub(t, a, ghToken)
+			g.api.SetPermission("maintainer", "write")
+			tt.refuse(g)
+			g.event(t, "issues", labeledIssue("maintainer", "sandcastle", "Work"))
+			a.input("prompt", "Work, commit, then print "+signal)
+			a.input("branch-strategy", "branch")
+			a.input("branch", "sandcastle/issue-42")
+			a.input("open-pr", "true")
 
-	inv, out := a.runWant(1)
-	if out["status"] != "failed" || out["pushed"] != "true" || out["pr-number"] != "" {
-		t.Errorf("outputs %v; want failed, pushed, no pull request", out)
-	}
-	for _, want := range []string{"pull request", "422", "Validation Failed"} {
-		if !strings.Contains(inv.output(), want) {
-			t.Errorf("the log does not mention %q", want)
-		}
-	}
-	if got := g.remoteSHA(t, "sandcastle/issue-42"); got != out["head-sha"] {
-		t.Errorf("remote branch = %q, want the pushed commits %q", got, out["head-sha"])
-	}
-	if got := g.api.Comments(42); len(got) != 1 || !strings.Contains(got[0].Body, "422") || !strings.Contains(got[0].Body, "pushed to `sandcastle/issue-42`") {
-		t.Errorf("comments = %+v; want one with the reason and the pushed branch", got)
+			inv, out := a.runWant(1)
+			if out["status"] != "failed" || out["pushed"] != "true" || out["pr-number"] != "" {
+				t.Errorf("outputs %v; want failed, pushed, no pull request", out)
+			}
+			compare := g.git.URL + "/" + ghRepo + "/compare/main...sandcastle%2Fissue-42?expand=1"
+			for _, want := range append(tt.want, "sandcastle/issue-42 is pushed: open the pull request by hand at "+compare) {
+				if !strings.Contains(inv.output(), want) {
+					t.Errorf("the log does not mention %q", want)
+				}
+			}
+			if got := g.remoteSHA(t, "sandcastle/issue-42"); got != out["head-sha"] {
+				t.Errorf("remote branch = %q, want the pushed commits %q", got, out["head-sha"])
+			}
+			if got := g.api.Comments(42); len(got) != 1 || !strings.Contains(got[0].Body, tt.want[0]) || !strings.Contains(got[0].Body, "pushed to `sandcastle/issue-42`") {
+				t.Errorf("comments = %+v; want one with the reason and the pushed branch", got)
+			}
+		})
 	}
 }
 
 // TestPermissionLookupRefusedFailsClearly: when GitHub will not say who may run (the token
-// lacks the permission), the run fails naming the look-up, starts nothing and says failed.
+// lacks the permission), the run fails naming the look-up and the permission to grant (the one
+// GitHub names, else those a run needs and the fork case), starts nothing and says failed.
 func TestPermissionLookupRefusedFailsClearly(t *testing.T) {
-	a := newAction(t)
-	a.env["PATH"] = hermeticEnv(t)["PATH"]
-	g := withGitHub(t, a, ghToken)
-	g.api.FailNext("GET", "/repos/{owner}/{repo}/collaborators/{user}/permission", 403, `{"message": "Resource not accessible by integration"}`)
-	g.maintainerLabels(t)
-	a.input("branch-strategy", "branch")
-	a.input("branch", "sandcastle/issue-42")
-	before := stateOf(t, a.env, a.dir)
+	for _, accepted := range []string{"", "pull_requests=write"} {
+		t.Run(map[string]string{"": "job_token", "pull_requests=write": "fine_grained_token"}[accepted], func(t *testing.T) {
+			a := newAction(t)
+			a.env["PATH"] = hermeticEnv(t)["PATH"]
+			g := withGitHub(t, a, ghToken)
+			g.api.ForbidNext("GET", "/repos/{owner}/{repo}/collaborators/{user}/permission", "Resource not accessible by integration", accepted)
+			g.maintainerLabels(t)
+			a.input("branch-strategy", "branch")
+			a.input("branch", "sandcastle/issue-42")
+			before := stateOf(t, a.env, a.dir)
 
-	inv, out := a.runWant(1)
-	if out["status"] != "failed" {
-		t.Errorf("status = %q, want failed", out["status"])
-	}
-	for _, want := range []string{"checking who may start the run", "permission", "403", "Resource not accessible by integration"} {
-		if !strings.Contains(inv.output(), want) {
-			t.Errorf("the log does not mention %q", want)
-		}
-	}
-	if got := stateOf(t, a.env, a.dir); got != before {
-		t.Errorf("the repository changed:\nbefore %+v\nafter  %+v", before, got)
-	}
-	if len(a.model.Requests()) != 0 || len(g.api.Comments(42)) != 0 {
-		t.Errorf("a run that could not check its trigger reached the model or commented")
+			inv, out := a.runWant(1)
+			if out["status"] != "failed" {
+				t.Errorf("status = %q, want failed", out["status"])
+			}
+			grant := []string{"read-only in a pull_request run from a fork", "contents: write, issues: write and pull-requests: write"}
+			if accepted != "" {
+				grant = []string{"GitHub says the look-up needs `pull-requests: write`"}
+			}
+			for _, want := range append([]string{"checking who may start the run", "permission", "403", "Resource not accessible by integration"}, grant...) {
+				if !strings.Contains(inv.output(), want) {
+					t.Errorf("the log does not mention %q", want)
+				}
+			}
+			if got := stateOf(t, a.env, a.dir); got != before {
+				t.Errorf("the repository changed:\nbefore %+v\nafter  %+v", before, got)
+			}
+			if len(a.model.Requests()) != 0 || len(g.api.Comments(42)) != 0 {
+				t.Errorf("a run that could not check its trigger reached the model or commented")
+			}
+		})
 	}
 }
 

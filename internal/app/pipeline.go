@@ -363,9 +363,9 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) error {
 
 	final, err := p.work(ctx, rep, prog)
 
+	prog.finish(ctx, final) // on a time of its own, which outlasts a rate limit
 	cleanup, cancel := afterRun(ctx, p.cleanup)
 	defer cancel()
-	prog.finish(cleanup, final)
 	if err := p.gh.finishLabels(cleanup, err == nil); err != nil {
 		rep.Warning(fmt.Sprintf("labels: %v", err))
 	}
@@ -411,8 +411,12 @@ func (p *plan) refuse(ctx context.Context, rep *report.Reporter, d event.Decisio
 // reported, and the progress comment's final state.
 func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (report.Comment, error) {
 	cfg := p.cfg
+	// A run that fails before the agent starts still says so in its status output.
 	failed := func(err error) (report.Comment, error) {
 		rep.Error(err.Error())
+		if err := rep.SetOutputs(report.Outputs{Status: statusFailed, CommentURL: prog.commentURL()}); err != nil {
+			rep.Warning(err.Error())
+		}
 		return report.Comment{Phase: report.PhaseFailed, Status: statusFailed, Reason: err.Error()}, err
 	}
 	p.gh.findOrigin(ctx, p.hostGit(cfg.WorkingDirectory))
@@ -487,9 +491,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	}
 	status := statusOf(ctx, res, runErr)
 	outputs := p.outputs(ws, out, base, res, status, logPath)
-	if prog != nil {
-		outputs.CommentURL = prog.url
-	}
+	outputs.CommentURL = prog.commentURL()
 	if res.Output != nil {
 		var skipped []string
 		outputs.Fields, skipped = report.FieldOutputs(res.Output.JSON)
@@ -500,7 +502,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	// Publishing outlives a cancelled run: pushing is how the commits survive the runner.
 	end := rep.Group("Publish")
 	pubCtx, cancelPub := afterRun(ctx, publishTimeout)
-	pubErr := p.publish(pubCtx, &outputs, res, lease, runErr == nil, log)
+	prNote, pubErr := p.publish(pubCtx, &outputs, res, lease, top, runErr == nil, log)
 	cancelPub()
 	end()
 	switch {
@@ -528,7 +530,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 		Phase: report.PhaseDone, Status: outputs.Status,
 		Iteration: len(res.Iterations), MaxIterations: cfg.MaxIterations, Commits: len(outputs.Commits),
 		Branch: outputs.Branch, Pushed: outputs.Pushed, Recovery: outputs.RecoveryBranch, KeptBranch: out.KeptBranch,
-		PRNumber: outputs.PRNumber, PRURL: outputs.PRURL,
+		PRNumber: outputs.PRNumber, PRURL: outputs.PRURL, PRNote: prNote,
 	}
 	if runErr != nil {
 		final.Phase, final.Reason = report.PhaseFailed, runErr.Error()

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -83,8 +86,10 @@ func (p *plan) lease(ctx context.Context, branch, start string) string {
 }
 
 // publish pushes the branch and opens or updates the pull request, filling their outputs.
-// The error is what the user must act on; a moved branch sets the status branch-moved.
-func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, lease string, ok bool, log *report.Log) error {
+// The error is what the user must act on; a moved branch sets the status branch-moved. top is
+// the checkout, where a bundle keeps commits that reach no branch on GitHub. prNote is what
+// the comment adds about the pull request: why it is not a draft, or whose it is.
+func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, lease, top string, ok bool, log *report.Log) (prNote string, err error) {
 	mode, why := p.pushDecision(*o)
 	if mode == "" {
 		switch {
@@ -93,7 +98,7 @@ func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, l
 		case len(o.Commits) > 0:
 			log.Status("Not pushing %s: %s", orDetached(o.Branch), why)
 		}
-		return nil
+		return "", nil
 	}
 	r, err := push.Push(ctx, push.Options{
 		Dir:            p.cfg.WorkingDirectory,
@@ -106,45 +111,76 @@ func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, l
 		ServerURL:      p.gh.server,
 		URL:            p.gh.pushURL,
 		RecoveryBranch: p.recoveryBranch(o.Branch),
+		Bundle:         p.bundlePath(top, o.Branch),
+		Since:          o.BaseSHA,
 	})
 	o.Pushed, o.RecoveryBranch = r.Pushed, r.Recovery
+	if r.Bundle != "" {
+		// Written as root in the Action: a later step, as the runner's user, uploads it.
+		uid, gid := ownerOf(top)
+		if err := giveBack(filepath.Dir(r.Bundle), uid, gid, os.Geteuid); err != nil {
+			log.Warning("handing the bundle to the workspace owner: %v", err)
+		}
+	}
 	var moved *push.BranchMovedError
 	switch {
 	case errors.As(err, &moved):
 		if ok { // a failed or cancelled run keeps saying so
 			o.Status = statusBranchMoved
 		}
-		return err
+		return "", err
 	case err != nil:
-		return err
+		return "", err
 	case r.Skipped != "":
 		log.Status("Not pushed: %s", r.Skipped)
 	default:
 		log.Status("Pushed %s (%s)", o.Branch, report.ShortSHA(r.SHA))
 	}
 	if !p.cfg.GitHub.OpenPR || !ok {
-		return nil
+		return "", nil
 	}
 	pr, created, err := p.upsertPR(ctx, *o, res)
 	if err != nil {
-		return err
+		return "", err
 	}
 	o.PRNumber, o.PRURL = pr.Number, pr.URL
 	verb := "Updated"
 	if created {
 		verb = "Opened"
 	}
-	log.Status("%s pull request #%d: %s", verb, pr.Number, pr.URL)
-	return nil
+	switch {
+	case pr.DraftRefused:
+		prNote = "opened ready for review, since this repository does not support draft pull requests"
+	case pr.Adopted:
+		prNote = "opened by someone else from this branch; their title and description are kept"
+	}
+	if prNote != "" {
+		log.Status("%s pull request #%d (%s): %s", verb, pr.Number, prNote, pr.URL)
+	} else {
+		log.Status("%s pull request #%d: %s", verb, pr.Number, pr.URL)
+	}
+	return prNote, nil
 }
 
-// recoveryBranch names the branch that takes the commits when branch moved on the remote.
+// recoveryBranch names the branch that takes the commits when branch moved on the remote, or
+// its rules refused them.
 func (p *plan) recoveryBranch(branch string) string {
-	id := p.gh.runID
-	if id == "" {
-		id = time.Now().UTC().Format("20060102-150405")
+	return "sandcastle/recovery/" + branch + "-" + p.runTag()
+}
+
+// bundlePath is where the commits of branch are kept when they reach no branch on GitHub:
+// beside the run logs, which git status does not show and a later step can upload.
+func (p *plan) bundlePath(top, branch string) string {
+	return filepath.Join(top, ".sandcastle", "logs", fileSafe(branch)+"-"+p.runTag()+".bundle")
+}
+
+// runTag tells this run's recovery branch and bundle from other runs': the workflow run and
+// attempt, else the time.
+func (p *plan) runTag() string {
+	if id := p.gh.runID; id != "" {
+		return id
 	}
-	return "sandcastle/recovery/" + branch + "-" + id
+	return time.Now().UTC().Format("20060102-150405")
 }
 
 func (p *plan) upsertPR(ctx context.Context, o report.Outputs, res run.Result) (githubapi.PR, bool, error) {
@@ -162,7 +198,7 @@ func (p *plan) upsertPR(ctx context.Context, o report.Outputs, res run.Result) (
 		return githubapi.PR{}, false, err
 	}
 	red := p.red.Redact
-	return p.gh.api.UpsertPR(ctx, githubapi.PRSpec{
+	pr, created, err := p.gh.api.UpsertPR(ctx, githubapi.PRSpec{
 		Owner: p.gh.owner, Repo: p.gh.repo,
 		Head:  o.Branch,
 		Base:  base,
@@ -170,11 +206,16 @@ func (p *plan) upsertPR(ctx context.Context, o report.Outputs, res run.Result) (
 		Draft:  p.cfg.GitHub.PRDraft,
 		Marker: prMarker(o.Branch),
 	})
+	if err != nil {
+		compare := p.gh.server + "/" + p.gh.owner + "/" + p.gh.repo + "/compare/" + url.PathEscape(base) + "..." + url.PathEscape(o.Branch) + "?expand=1"
+		return pr, created, fmt.Errorf("%w; %s is pushed: open the pull request by hand at %s", err, o.Branch, compare)
+	}
+	return pr, created, nil
 }
 
 // prMarker finds the pull request of branch again. Branch names may hold "--", which a marker
 // may not, so two names can share one: they are told apart by the head branch too.
-func prMarker(branch string) string { return cleanMarker("sandcastle:pr:" + branch) }
+func prMarker(branch string) string { return cleanMarker(markerFamily + ":pr:" + branch) }
 
 // prBase is the branch the pull request merges into: pr-base, else the branch the run started
 // from, else, for a run on a pull request's own branch, that pull request's base.

@@ -22,29 +22,43 @@ type Policy struct {
 	// AllowedBots are bots trusted to trigger, with or without the "[bot]" suffix; they need no
 	// permission look-up.
 	AllowedBots []string
-	// AllowBots lets any bot past the bot check; a bot not in AllowedBots then still needs write
-	// permission like anyone else.
+	// AllowBots lets any bot start runs. A bot is a GitHub App's (or GitHub's own), and an App is
+	// installed on a repository, never a collaborator of it: no permission look-up can speak for
+	// it. That it acted on the repository at all shows it is installed there with the permission
+	// it used, so AllowBots admits it on that, without a look-up.
 	AllowBots bool
 	// RefuseIfLinkedPR refuses an issue that already has an open pull request by a
-	// collaborator, so a second run does not duplicate a person's work.
+	// collaborator that would close it, so a second run does not duplicate a person's work.
 	RefuseIfLinkedPR bool
+	// OwnLabels are the labels the action adds and removes itself (in-progress-label,
+	// blocked-label): a labeled or unlabeled event for one of them is its own doing.
+	OwnLabels []string
+	// Written reports whether a comment or pull request body is one the action wrote (it
+	// carries one of the action's hidden markers); nil means none is. Events about them, the
+	// progress comment posted, a pull request opened, edited or pushed to, are the action's
+	// own doing. With a token whose events start workflows (a personal access token, an App's),
+	// each would otherwise start another run, without end.
+	Written func(body string) bool
 }
+
+func (p Policy) written(body string) bool { return p.Written != nil && p.Written(body) }
 
 // Permissions answers the questions Decide must ask GitHub.
 type Permissions interface {
 	// Permission is user's permission on the repository: "admin", "maintain", "write",
 	// "triage", "read" or "none". A user who is not a collaborator is "none", not an error.
 	Permission(ctx context.Context, user string) (string, error)
-	// OpenLinkedPRs lists the open pull requests that close issue.
+	// OpenLinkedPRs lists the open pull requests that reference issue.
 	OpenLinkedPRs(ctx context.Context, issue int) ([]LinkedPR, error)
 }
 
-// LinkedPR is an open pull request that closes an issue.
+// LinkedPR is an open pull request that references an issue.
 type LinkedPR struct {
 	Number            int
 	URL               string
 	Author            string
 	AuthorAssociation string
+	Body              string // its description, where a closing keyword would be
 }
 
 // Decision is whether a run goes ahead.
@@ -73,8 +87,9 @@ func refuse(format string, a ...any) Decision {
 // phrase; a labeled event must carry the trigger label. Then the actor must be trusted: a bot
 // only when allowed, a user when listed in AllowedUsers or holding write, maintain or admin
 // permission. Last, with RefuseIfLinkedPR, an issue with an open pull request by a collaborator
-// is refused. An event of any other kind is refused, since nothing says who may trigger it.
-// A failed look-up is an error, never a refusal.
+// that would close it is refused. Events the action itself caused (its own labels, comments and
+// pull request) are skipped before anything is looked up. An event of any other kind is
+// refused, since nothing says who may trigger it. A failed look-up is an error, never a refusal.
 func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decision, error) {
 	if e == nil {
 		return Decision{}, errors.New("decide: no event")
@@ -91,17 +106,24 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 		if e.Action != "" && e.Action != "created" {
 			return skip("comment was %s, not created", e.Action), nil
 		}
+		if p.written(e.Comment.Body) {
+			return skip("the comment is the action's own"), nil
+		}
 		if !hasTrigger(e.Comment.Body, p.TriggerPhrases) {
 			return skip("comment has no trigger phrase"), nil
 		}
 	case Issues, PullRequest, PullRequestTarget:
 		switch {
+		case e.Action == "unlabeled":
+			// Taking a label off asks for nothing; it is what a run itself does on start.
+			return skip("label %q was removed, not added", e.Label), nil
+		case e.Action == "labeled" && slices.ContainsFunc(p.OwnLabels, func(l string) bool { return l != "" && strings.EqualFold(l, e.Label) }):
+			return skip("label %q is one the action moves itself", e.Label), nil
+		case e.PR != nil && runChangesPR(e.Action) != "" && p.written(e.PR.Body):
+			return skip("the pull request is the action's own, and was %s by it", runChangesPR(e.Action)), nil
 		case p.TriggerLabel == "":
 		case e.Action == "labeled" && !strings.EqualFold(e.Label, p.TriggerLabel):
 			return skip("label %q is not the trigger label %q", e.Label, p.TriggerLabel), nil
-		case e.Action == "unlabeled":
-			// Removing the trigger label is what a run itself does on start.
-			return skip("label %q was removed, not added", e.Label), nil
 		}
 	default:
 		return refuse("event %q is not supported", e.Name), nil
@@ -111,9 +133,21 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 		return d, err
 	}
 	if p.RefuseIfLinkedPR && e.Issue != nil && !e.Issue.IsPR {
-		return checkLinkedPRs(ctx, e.Issue.Number, perms)
+		return checkLinkedPRs(ctx, e.Repository, e.Issue.Number, perms)
 	}
 	return proceed(), nil
+}
+
+// runChangesPR says what a run does to its own pull request that GitHub reports with action:
+// it opens it, edits its title and body, and pushes to its branch; "" for anything else.
+func runChangesPR(action string) string {
+	switch action {
+	case "opened", "edited":
+		return action
+	case "synchronize":
+		return "pushed to"
+	}
+	return ""
 }
 
 // StartedByWorkflow reports whether the event named name is one the workflow's author starts
@@ -132,12 +166,12 @@ func checkActor(ctx context.Context, e *Event, p Policy, perms Permissions) (Dec
 		return refuse("event has no sender to check permissions for"), nil
 	}
 	if e.IsBot() {
-		switch {
-		case containsBot(p.AllowedBots, actor):
+		// An App's bot has no collaborator permission to look up: it is admitted by name, or
+		// by AllowBots on the evidence of its installation.
+		if containsBot(p.AllowedBots, actor) || p.AllowBots {
 			return proceed(), nil
-		case !p.AllowBots:
-			return refuse("actor %s is a bot, and bots may trigger only when allowed", actor), nil
 		}
+		return refuse("actor %s is a bot, and bots may trigger only when listed in allowed-bots or allowed by allow-bots", actor), nil
 	}
 	if containsLogin(p.AllowedUsers, actor) {
 		return proceed(), nil
@@ -158,7 +192,7 @@ func checkActor(ctx context.Context, e *Event, p Policy, perms Permissions) (Dec
 	return refuse("actor %s has %s permission on the repository, and triggering needs write, maintain or admin", actor, perm), nil
 }
 
-func checkLinkedPRs(ctx context.Context, issue int, perms Permissions) (Decision, error) {
+func checkLinkedPRs(ctx context.Context, repository string, issue int, perms Permissions) (Decision, error) {
 	if perms == nil {
 		return Decision{}, fmt.Errorf("decide: open pull requests of issue #%d: no permission checker", issue)
 	}
@@ -167,6 +201,9 @@ func checkLinkedPRs(ctx context.Context, issue int, perms Permissions) (Decision
 		return Decision{}, fmt.Errorf("decide: open pull requests of issue #%d: %w", issue, err)
 	}
 	for _, pr := range prs {
+		if !closes(pr.Body, repository, issue) {
+			continue // a mention, not a pull request that would close the issue
+		}
 		switch strings.ToUpper(pr.AuthorAssociation) {
 		case "OWNER", "MEMBER", "COLLABORATOR":
 			where := ""

@@ -55,6 +55,13 @@ func TestDecide(t *testing.T) {
 			Issue: &Issue{Number: 42}, Comment: &Comment{Body: body}}
 	}
 	as := func(e *Event, actor, typ string) *Event { e.Actor, e.ActorType = actor, typ; return e }
+	own := Policy{OwnLabels: []string{"agent:in-progress", "agent:blocked", ""},
+		Written: func(body string) bool { return strings.Contains(body, "<!-- sandcastle") }}
+	ownPR := func(action, label string) *Event {
+		return &Event{Name: PullRequest, Action: action, Actor: "mona", ActorType: "User", Label: label,
+			PR: &PR{Number: 61, Body: "Closes #42\n\n<!-- sandcastle:pr:agent/issue-42 -->"}}
+	}
+	withBody := func(e *Event, body string) *Event { e.PR.Body = body; return e }
 	onPR := func(e *Event) *Event { e.Issue.IsPR = true; return e }
 	withAction := func(e *Event, action string) *Event { e.Action = action; return e }
 
@@ -133,23 +140,47 @@ func TestDecide(t *testing.T) {
 			policy: Policy{AllowedBots: []string{"Dependabot[bot]"}}, want: Decision{Run: true}},
 		{name: "other_bot_not_allowed_by_list", event: as(comment("/sandcastle"), "evil[bot]", "Bot"),
 			policy: Policy{AllowedBots: []string{"renovate"}}, reason: []string{"evil[bot] is a bot"}},
-		{name: "allow_bots_still_needs_write", event: as(comment("/sandcastle"), "ci-helper[bot]", "Bot"),
-			policy: Policy{AllowBots: true}, permission: perm("none"), reason: []string{"ci-helper[bot] has none permission"}},
-		{name: "allowed_user_of_same_name_does_not_admit_bot", event: as(comment("/sandcastle"), "renovate[bot]", "Bot"),
-			policy: Policy{AllowBots: true, AllowedUsers: []string{"renovate"}}, permission: perm("read"), reason: []string{"read permission"}},
-		{name: "allow_bots_with_write_runs", event: as(comment("/sandcastle"), "ci-helper[bot]", "Bot"),
-			policy: Policy{AllowBots: true}, permission: perm("write"), want: Decision{Run: true}},
+		{name: "allow_bots_admits_an_app_without_look_up", event: as(comment("/sandcastle"), "ci-helper[bot]", "Bot"),
+			policy: Policy{AllowBots: true}, want: Decision{Run: true}},
+		{name: "allow_bots_admits_a_bot_by_type", event: as(comment("/sandcastle"), "Copilot", "Bot"),
+			policy: Policy{AllowBots: true}, want: Decision{Run: true}},
+
+		// What the action does itself comes back as events when its token's events start
+		// workflows; none of them starts a run.
+		{name: "own_comment_skipped", event: comment("**Sandcastle** is working. Last tool call: `grep @sandcastle`\n<!-- sandcastle:wf:job -->"),
+			policy: own, want: Decision{Skip: true, Reason: "the comment is the action's own"}},
+		{name: "own_label_skipped_without_trigger_label", event: issueEvent("labeled", "Agent:In-Progress"), policy: own,
+			want: Decision{Skip: true, Reason: `label "Agent:In-Progress" is one the action moves itself`}},
+		{name: "own_label_skipped_with_trigger_label", event: issueEvent("labeled", "agent:blocked"),
+			policy: Policy{TriggerLabel: "agent:implement", OwnLabels: own.OwnLabels, Written: own.Written},
+			want:   Decision{Skip: true, Reason: `label "agent:blocked" is one the action moves itself`}},
+		{name: "unlabeled_skipped_without_trigger_label", event: issueEvent("unlabeled", "bug"),
+			want: Decision{Skip: true, Reason: `label "bug" was removed, not added`}},
+		{name: "own_pr_opened_skipped", event: ownPR("opened", ""), policy: own,
+			want: Decision{Skip: true, Reason: "the pull request is the action's own, and was opened by it"}},
+		{name: "own_pr_edited_skipped", event: ownPR("edited", ""), policy: own,
+			want: Decision{Skip: true, Reason: "the pull request is the action's own, and was edited by it"}},
+		{name: "own_pr_pushed_to_skipped", event: ownPR("synchronize", ""), policy: own,
+			want: Decision{Skip: true, Reason: "the pull request is the action's own, and was pushed to by it"}},
+		{name: "own_pr_labeled_by_a_person_runs", event: ownPR("labeled", "agent:fix"), policy: own, permission: perm("write"),
+			want: Decision{Run: true}},
+		{name: "someone_elses_pr_opened_runs", event: withBody(ownPR("opened", ""), "My change"), policy: own, permission: perm("write"),
+			want: Decision{Run: true}},
 
 		{name: "linked_pr_by_collaborator_refused", event: issueEvent("labeled", "agent:implement"),
 			policy: Policy{RefuseIfLinkedPR: true}, permission: perm("write"),
 			linkedPRs: prs(
-				LinkedPR{Number: 50, URL: "https://github.com/o/r/pull/50", Author: "drive-by", AuthorAssociation: "NONE"},
-				LinkedPR{Number: 51, URL: "https://github.com/o/r/pull/51", Author: "alice", AuthorAssociation: "COLLABORATOR"},
+				LinkedPR{Number: 50, URL: "https://github.com/o/r/pull/50", Author: "drive-by", AuthorAssociation: "NONE", Body: "Fixes #42"},
+				LinkedPR{Number: 49, URL: "https://github.com/o/r/pull/49", Author: "carol", AuthorAssociation: "MEMBER", Body: "Related to #42, see there."},
+				LinkedPR{Number: 51, URL: "https://github.com/o/r/pull/51", Author: "alice", AuthorAssociation: "COLLABORATOR", Body: "This resolves #42."},
 			),
 			want: Decision{Reason: "issue #42 already has open pull request #51 (https://github.com/o/r/pull/51) by collaborator alice; close it to run again"}},
 		{name: "linked_pr_by_member_refused", event: comment("/sandcastle"), policy: Policy{RefuseIfLinkedPR: true}, permission: perm("write"),
-			linkedPRs: prs(LinkedPR{Number: 7, Author: "bob", AuthorAssociation: "member"}),
+			linkedPRs: prs(LinkedPR{Number: 7, Author: "bob", AuthorAssociation: "member", Body: "closes: #42"}),
 			reason:    []string{"#7 by collaborator bob"}},
+		{name: "linked_pr_that_only_mentions_runs", event: comment("/sandcastle"), policy: Policy{RefuseIfLinkedPR: true}, permission: perm("write"),
+			linkedPRs: prs(LinkedPR{Number: 7, Author: "bob", AuthorAssociation: "OWNER", Body: "Part of #42; closes #420 and fixes other/repo#42"}),
+			want:      Decision{Run: true}},
 		{name: "linked_pr_by_outsider_or_bot_runs", event: issueEvent("labeled", "x"), policy: Policy{RefuseIfLinkedPR: true}, permission: perm("write"),
 			linkedPRs: prs(
 				LinkedPR{Number: 50, Author: "drive-by", AuthorAssociation: "FIRST_TIME_CONTRIBUTOR"},

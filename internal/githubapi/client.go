@@ -47,7 +47,8 @@ type Options struct {
 
 // Client is a GitHub REST API client for one token and one API host.
 type Client struct {
-	gh *github.Client
+	gh    *github.Client
+	sleep func(ctx context.Context, d time.Duration) error // Options.Sleep
 }
 
 // New returns a Client for o, checking the token and the API URL.
@@ -78,7 +79,11 @@ func New(o Options) (*Client, error) {
 			return nil, fmt.Errorf("githubapi: GITHUB_API_URL: %w", err)
 		}
 	}
-	return &Client{gh: gh}, nil
+	sleep := o.Sleep
+	if sleep == nil {
+		sleep = sleepContext
+	}
+	return &Client{gh: gh, sleep: sleep}, nil
 }
 
 // enterpriseAPI parses apiURL when it names a GitHub Enterprise Server API; it returns nil

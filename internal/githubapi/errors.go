@@ -57,6 +57,28 @@ func (e *RetryError) Error() string {
 	return s
 }
 
+// RateLimited reports whether err is GitHub refusing for a rate limit, and when it said the
+// request may be made again (zero when it did not say: GitHub then asks for at least a minute).
+func RateLimited(err error) (reset time.Time, ok bool) {
+	var (
+		retry   *RetryError
+		limited *github.RateLimitError
+		abuse   *github.AbuseRateLimitError
+	)
+	switch {
+	case errors.As(err, &retry):
+		return retry.Reset, retry.RateLimited
+	case errors.As(err, &limited):
+		return limited.Rate.Reset.Time, true
+	case errors.As(err, &abuse):
+		if abuse.RetryAfter != nil {
+			return time.Now().Add(*abuse.RetryAfter), true
+		}
+		return time.Time{}, true
+	}
+	return time.Time{}, false
+}
+
 // wrap names op in err and condenses GitHub's answer to one line. It never formats request
 // headers, so the token cannot reach the message.
 func wrap(op string, err error) *Error {

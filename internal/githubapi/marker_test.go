@@ -41,3 +41,23 @@ func TestMarked_finds_what_withTag_writes(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkedBy(t *testing.T) {
+	tests := []struct {
+		body string
+		want bool
+	}{
+		{"status\n\n<!-- sandcastle -->", true},
+		{"<!-- sandcastle:wf:job:name -->", true},
+		{"body\n<!-- sandcastle:pr:agent/issue-1:start -->\nours\n<!-- sandcastle:pr:agent/issue-1 -->", true},
+		{"<!-- sandcastles are fun -->", false},
+		{"<!-- sandcastle-bot -->", false},
+		{"<!-- sandcastle:unterminated\n -->", false},
+		{"written by hand about sandcastle:pr", false},
+	}
+	for _, tt := range tests {
+		if got := MarkedBy(tt.body, "sandcastle"); got != tt.want {
+			t.Errorf("MarkedBy(%q) = %v, want %v", tt.body, got, tt.want)
+		}
+	}
+}

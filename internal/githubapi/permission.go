@@ -2,9 +2,13 @@ package githubapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
 )
 
 // Permission returns user's role on owner/repo: admin, maintain, write, triage, read or
@@ -23,8 +27,9 @@ func (c *Client) Permission(ctx context.Context, owner, repo, user string) (stri
 		}
 		e := wrap(fmt.Sprintf("get permission of %s in %s/%s", user, owner, repo), err)
 		// statusOf sees only GitHub's error answers, so a rate-limit 403 gets no hint.
-		if statusOf(err) == http.StatusForbidden {
-			e.hint = "the token may not read collaborator permissions: a GitHub App or fine-grained token needs the \"Metadata\" repository permission (read), a classic token the repo scope"
+		var resp *github.ErrorResponse
+		if statusOf(err) == http.StatusForbidden && errors.As(err, &resp) {
+			e.hint = permissionHint(resp.Response.Header.Get("X-Accepted-GitHub-Permissions"))
 		}
 		return "", e
 	}
@@ -38,4 +43,29 @@ func (c *Client) Permission(ctx context.Context, owner, repo, user string) (stri
 		return level.Permission, nil
 	}
 	return "none", nil
+}
+
+// permissionHint says what a token GitHub refused the look-up needs. accepted is GitHub's
+// X-Accepted-GitHub-Permissions header ("contents=read; issues=write,pull_requests=read": any
+// one set will do), which it sends to Apps and fine-grained tokens; "" when it sent none.
+func permissionHint(accepted string) string {
+	if accepted = strings.TrimSpace(accepted); accepted != "" {
+		var sets []string
+		for _, set := range strings.Split(accepted, ";") {
+			var perms []string
+			for _, kv := range strings.Split(set, ",") {
+				if k, v, ok := strings.Cut(strings.TrimSpace(kv), "="); ok {
+					// The workflow's permissions: keys spell with "-" what Apps spell with "_".
+					perms = append(perms, "`"+strings.ReplaceAll(k, "_", "-")+": "+v+"`")
+				}
+			}
+			if len(perms) > 0 {
+				sets = append(sets, strings.Join(perms, " and "))
+			}
+		}
+		if len(sets) > 0 {
+			return "GitHub says the look-up needs " + strings.Join(sets, ", or ") + "; grant it to github-token (for the job's token, in the workflow's permissions: block)"
+		}
+	}
+	return "the token may not look up collaborator permissions: the job's token is read-only in a pull_request run from a fork, whatever permissions: asks (start such runs from a label or comment instead, with pull_request_target or issue_comment); otherwise give the job the permissions a run needs, contents: write, issues: write and pull-requests: write (a permissions: block sets each one it leaves out to none); a GitHub App or fine-grained token needs the Metadata repository permission (read), a classic token the repo scope"
 }

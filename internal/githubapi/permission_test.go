@@ -46,29 +46,46 @@ func TestPermission(t *testing.T) {
 	}
 }
 
-func TestPermission_forbidden_is_a_clear_error(t *testing.T) {
-	client, mux, rec := setup(t)
-	mux.HandleFunc("/repos/o/r/collaborators/alice/permission", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(t, w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration"})
-	})
-	got, err := client.Permission(t.Context(), "o", "r", "alice")
-	if err == nil {
-		t.Fatalf("Permission = %q, want an error", got)
+// TestPermission_forbidden_says_what_to_grant: a token GitHub refuses the look-up gets a hint
+// naming the permissions to add: those GitHub names in X-Accepted-GitHub-Permissions, in the
+// spelling of a workflow's permissions: block, else the ones a run needs and the fork case.
+func TestPermission_forbidden_says_what_to_grant(t *testing.T) {
+	tests := []struct {
+		name     string
+		accepted string
+		want     []string
+	}{
+		{"no_header", "", []string{"read-only in a pull_request run from a fork", "contents: write, issues: write and pull-requests: write", "sets each one it leaves out to none"}},
+		{"header", "contents=read; pull_requests=write,issues=read", []string{"GitHub says the look-up needs `contents: read`, or `pull-requests: write` and `issues: read`; grant it to github-token"}},
 	}
-	e := asError(t, err)
-	if got, want := e.Status, http.StatusForbidden; got != want {
-		t.Errorf("Status = %d, want %d", got, want)
-	}
-	for _, want := range []string{
-		"githubapi: get permission of alice in o/r: 403 Resource not accessible by integration",
-		`"Metadata" repository permission (read)`,
-	} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not contain %q", err, want)
-		}
-	}
-	if got, want := len(rec.slept()), 0; got != want {
-		t.Errorf("waits = %d, want %d: a permission 403 is not a rate limit", got, want)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client, mux, rec := setup(t)
+			mux.HandleFunc("/repos/o/r/collaborators/alice/permission", func(w http.ResponseWriter, r *http.Request) {
+				if tt.accepted != "" {
+					w.Header().Set("X-Accepted-GitHub-Permissions", tt.accepted)
+				}
+				writeJSON(t, w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration"})
+			})
+			got, err := client.Permission(t.Context(), "o", "r", "alice")
+			if err == nil {
+				t.Fatalf("Permission = %q, want an error", got)
+			}
+			if got, want := asError(t, err).Status, http.StatusForbidden; got != want {
+				t.Errorf("Status = %d, want %d", got, want)
+			}
+			for _, want := range append([]string{"githubapi: get permission of alice in o/r: 403 Resource not accessible by integration; "}, tt.want...) {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+			if strings.Contains(err.Error(), "Metadata") == (tt.accepted != "") {
+				t.Errorf("error %q: the Metadata permission belongs in the hint only when GitHub names none", err)
+			}
+			if got, want := len(rec.slept()), 0; got != want {
+				t.Errorf("waits = %d, want %d: a permission 403 is not a rate limit", got, want)
+			}
+		})
 	}
 }
 

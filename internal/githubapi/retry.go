@@ -67,7 +67,10 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		// Retried or given up, a refused response is never returned: free its connection.
 		drain(resp.Body)
-		if !rewindable || retries >= t.maxRetries || refused.wait > t.maxWait {
+		// A wait that would outlast the request's deadline is no wait at all: fail now, saying
+		// when GitHub will answer again.
+		dl, bounded := req.Context().Deadline()
+		if !rewindable || retries >= t.maxRetries || refused.wait > t.maxWait || bounded && refused.wait > time.Until(dl) {
 			return nil, &RetryError{Method: req.Method, Path: req.URL.Path, Status: resp.StatusCode,
 				RateLimited: refused.rateLimited, Retries: retries, Reset: refused.reset}
 		}
@@ -110,8 +113,8 @@ func (t *retryTransport) classify(method string, resp *http.Response, retries in
 	return refusal{}, false
 }
 
-// hinted reads the wait GitHub asked for: Retry-After first, then X-RateLimit-Reset, else
-// an exponential backoff.
+// hinted reads the wait GitHub asked for: Retry-After first, then X-RateLimit-Reset, else a
+// minute for a 429 and an exponential backoff otherwise.
 func (t *retryTransport) hinted(resp *http.Response, retries int) refusal {
 	now := t.now()
 	if v := resp.Header.Get("Retry-After"); v != "" {
@@ -130,6 +133,10 @@ func (t *retryTransport) hinted(resp *http.Response, retries int) refusal {
 			// refused, so wait one more.
 			return refusal{rateLimited: true, wait: max(reset.Sub(now), 0) + time.Second, reset: reset}
 		}
+	}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		// GitHub asks for at least a minute when a limit names no time.
+		return refusal{rateLimited: true, wait: max(time.Minute, t.backoff(retries))}
 	}
 	return refusal{rateLimited: true, wait: t.backoff(retries)}
 }

@@ -73,9 +73,9 @@ func TestRetry_waits_then_succeeds(t *testing.T) {
 			wantWaits: []time.Duration{time.Minute},
 		},
 		{
-			name:      "too_many_requests_without_hint_backs_off",
+			name:      "too_many_requests_without_hint_waits_a_minute",
 			answers:   []answer{{status: 429}, {status: 429}, okPermission},
-			wantWaits: []time.Duration{time.Second, 2 * time.Second},
+			wantWaits: []time.Duration{time.Minute, time.Minute},
 		},
 		{
 			name:      "bad_gateway_then_unavailable",
@@ -255,5 +255,24 @@ func TestRetry_spent_limit_from_earlier_answer_is_a_clear_error(t *testing.T) {
 	}
 	if got, want := rec.count("GET "+permissionPath), 1; got != want {
 		t.Errorf("requests = %d, want %d", got, want)
+	}
+}
+
+// TestRetry_never_waits_past_the_deadline: a wait GitHub asks for that would outlast the
+// request's context is not started; the error comes at once, saying when to come back, and is
+// known as a rate limit.
+func TestRetry_never_waits_past_the_deadline(t *testing.T) {
+	client, mux, rec := setup(t)
+	mux.HandleFunc(permissionPath, script(t, answer{status: 403, headers: map[string]string{"Retry-After": "60"},
+		body: `{"message":"You have exceeded a secondary rate limit."}`}))
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	_, err := client.Permission(ctx, "o", "r", "alice")
+	reset, limited := RateLimited(err)
+	if err == nil || !limited || !reset.Equal(testNow().Add(time.Minute)) || !strings.Contains(err.Error(), "retried 0 times") {
+		t.Errorf("err = %v (rate limited %v until %v); want a rate limit until a minute from now, without waiting", err, limited, reset)
+	}
+	if got := rec.slept(); len(got) != 0 {
+		t.Errorf("waited %v past the deadline", got)
 	}
 }

@@ -455,7 +455,7 @@ var Definitions = []Definition{
 	{
 		Name:        InputPRDraft,
 		Default:     "true",
-		Description: "Open the pull request as a draft. Used only with open-pr: true.",
+		Description: "Open the pull request as a draft. Where the repository does not support drafts (private repositories on GitHub Free and Pro), it is opened ready for review, and the log and the comment say so. Used only with open-pr: true.",
 		Kind:        KindBool,
 	},
 	{
@@ -488,7 +488,7 @@ var Definitions = []Definition{
 	},
 	{
 		Name:        InputTriggerLabel,
-		Description: "Label that starts a run when it is added to an issue or pull request; the run removes it as it starts, so adding it again starts another. Empty means no label is needed: every issue or pull request event the workflow receives starts a run.",
+		Description: "Label that starts a run when it is added to an issue or pull request; the run removes it as it starts, so adding it again starts another. Empty means no label is needed: every issue or pull request event the workflow receives starts a run, except a label taken off and the labels, comments and pull request the action itself changes.",
 		Kind:        KindString,
 	},
 	{
@@ -516,13 +516,13 @@ var Definitions = []Definition{
 	{
 		Name:        InputAllowBots,
 		Default:     "false",
-		Description: "Let any bot with write permission start runs, not only those in allowed-bots. Off by default, so that one bot's comment cannot set off another run.",
+		Description: "Let any bot start runs, not only those in allowed-bots. A bot acts for a GitHub App, which is installed on the repository rather than a collaborator of it, so no permission look-up can check it: any App that can act on the repository would start runs. Off by default, so that one bot's comment cannot set off another run.",
 		Kind:        KindBool,
 	},
 	{
 		Name:        InputRefuseIfOpenPR,
 		Default:     "true",
-		Description: "Refuse to run on an issue that already has an open pull request by a collaborator, so a run does not duplicate someone's work. A refusal is not a failure: the job stays green with status refused and the reason in refusal-reason.",
+		Description: "Refuse to run on an issue that already has an open pull request by a collaborator that would close it (Closes, Fixes or Resolves #N in its description; a mere mention does not count), so a run does not duplicate someone's work. A refusal is not a failure: the job stays green with status refused and the reason in refusal-reason.",
 		Kind:        KindBool,
 	},
 }

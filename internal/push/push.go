@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,9 +49,17 @@ type Options struct {
 	// Actions), without a password in it: the token is the only credential, and git's argv
 	// never holds it. Without a token the repository's Remote is used as the user configured it.
 	URL string
-	// RecoveryBranch receives the commits when the remote branch moved; it must not exist on
-	// the remote yet. "" means the commits stay on the local branch only.
+	// RecoveryBranch receives the commits when the remote branch moved, or when the server
+	// refused the branch by a rule that may not cover another branch (a protected branch, a
+	// ruleset, a hook); it must not exist on the remote yet. "" means none.
 	RecoveryBranch string
+	// Bundle is a file to keep the commits in when they reach no branch on the remote (the
+	// server refused them everywhere, the token was refused, the network failed), so that they
+	// outlive a runner that is about to vanish. "" means they stay on the local branch only.
+	Bundle string
+	// Since is a commit the remote has, where the commits start (the run's base); the bundle
+	// then holds only what came after it. "" bundles the whole history.
+	Since string
 }
 
 // Result is what Push did.
@@ -56,6 +67,7 @@ type Result struct {
 	Pushed   bool   // the remote Options.Branch now has SHA because of this push
 	SHA      string // the local branch's commit; "" when nothing was resolved
 	Recovery string // the commits went to this remote branch instead of Options.Branch
+	Bundle   string // the commits reached no remote branch and were kept in this file
 	Skipped  string // why nothing was pushed, when nothing was and no error happened
 }
 
@@ -81,15 +93,20 @@ func (e *BranchMovedError) Error() string {
 		msg += " (it is now at " + short(e.RemoteSHA) + ")"
 	}
 	msg += ", so it was not overwritten"
+	return msg + whereKept(e.Remote, e.Branch, e.SHA, e.Recovery, e.RecoveryErr)
+}
+
+// whereKept ends the message of a push that did not land: where the commits are now.
+func whereKept(remote, branch, sha, recovery string, recoveryErr error) string {
 	switch {
-	case e.Recovery != "":
-		return msg + fmt.Sprintf("; the commits (%s) were pushed to the new branch %s on %s instead, and are also on the local branch %s",
-			short(e.SHA), e.Recovery, e.Remote, e.Branch)
-	case e.RecoveryErr != nil:
-		return msg + fmt.Sprintf("; pushing the commits to a recovery branch failed too (%v); they are on the local branch %s (%s)",
-			e.RecoveryErr, e.Branch, short(e.SHA))
+	case recovery != "":
+		return fmt.Sprintf("; the commits (%s) were pushed to the new branch %s on %s instead, and are also on the local branch %s",
+			short(sha), recovery, remote, branch)
+	case recoveryErr != nil:
+		return fmt.Sprintf("; pushing the commits to a recovery branch failed too (%v); they are on the local branch %s (%s)",
+			recoveryErr, branch, short(sha))
 	}
-	return msg + fmt.Sprintf("; the commits are on the local branch %s (%s)", e.Branch, short(e.SHA))
+	return fmt.Sprintf("; the commits are on the local branch %s (%s)", branch, short(sha))
 }
 
 func (e *BranchMovedError) Unwrap() error { return e.RecoveryErr }
@@ -101,8 +118,10 @@ const (
 )
 
 // Push publishes o.Branch as o.Mode says. The local branch is never changed. When the remote
-// branch moved (Auto, Lease) the error is a *BranchMovedError and Result.Recovery names where
-// the commits went; a refused token is an error wrapping ErrAuthentication.
+// branch moved (Auto, Lease) the error is a *BranchMovedError, when the server refused the
+// branch a *RejectedError, and Result.Recovery names where the commits went; a refused token is
+// an error wrapping ErrAuthentication. Whenever the commits reached no remote branch and
+// o.Bundle is set, they are kept in that bundle (Result.Bundle) and the error says so.
 func Push(ctx context.Context, o Options) (Result, error) {
 	o = o.withDefaults()
 	if err := o.validate(); err != nil {
@@ -122,6 +141,16 @@ func Push(ctx context.Context, o Options) (Result, error) {
 		res.Skipped = "no new commits: " + o.Branch + " is where the run started"
 		return res, nil
 	}
+	res, err = o.publish(ctx, src, creds, res)
+	if err != nil && res.Recovery == "" && o.Bundle != "" {
+		res.Bundle, err = o.keep(ctx, src, res.SHA, err)
+	}
+	return res, err
+}
+
+// publish pushes res.SHA to the remote branch, or to the recovery branch when the remote
+// branch moved or its rules refused it.
+func (o Options) publish(ctx context.Context, src git.Repo, creds credentials, res Result) (Result, error) {
 	p := pusher{git: src.WithConfig(creds.config()...), remote: o.Remote, name: o.Remote, creds: creds}
 	if creds.token != "" {
 		if !creds.serves(o.URL) {
@@ -156,8 +185,16 @@ func Push(ctx context.Context, o Options) (Result, error) {
 		res.Pushed = true
 		return res, nil
 	case !st.moved():
-		return res, fmt.Errorf("push %s to %s rejected: %s; the commits are on the local branch %s (%s)",
-			o.Branch, o.Remote, st.summary, o.Branch, short(res.SHA))
+		rejected := &RejectedError{Remote: o.Remote, Branch: o.Branch, SHA: res.SHA, Reason: st.summary, Server: st.server}
+		var anyBranch bool
+		rejected.Rule, anyBranch = rule(o.Branch, st)
+		if o.RecoveryBranch != "" && !anyBranch {
+			rejected.RecoveryErr = p.recover(ctx, res.SHA, o.RecoveryBranch)
+			if rejected.RecoveryErr == nil {
+				rejected.Recovery, res.Recovery = o.RecoveryBranch, o.RecoveryBranch
+			}
+		}
+		return res, rejected
 	}
 
 	moved := &BranchMovedError{Remote: o.Remote, Branch: o.Branch, SHA: res.SHA}
@@ -170,6 +207,107 @@ func Push(ctx context.Context, o Options) (Result, error) {
 		}
 	}
 	return res, moved
+}
+
+// keep writes the commits up to sha to o.Bundle after a push that left them on no remote
+// branch, and returns the bundle's path (or "") with pushErr extended to say where they are.
+func (o Options) keep(ctx context.Context, src git.Repo, sha string, pushErr error) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, pushTimeout)
+	defer cancel()
+	if err := writeBundle(ctx, src, o.Bundle, o.Branch, sha, o.Since); err != nil {
+		return "", fmt.Errorf("%w; keeping them in a bundle failed too: %v", pushErr, err)
+	}
+	return o.Bundle, &KeptError{Err: pushErr, Bundle: o.Bundle, Branch: o.Branch}
+}
+
+// writeBundle writes a git bundle of branch at sha, without what since already has, to path.
+// The branch is bundled by name from a scratch ref, so `git fetch <bundle> <branch>` gets it
+// whatever the repository's branch has become.
+func writeBundle(ctx context.Context, src git.Repo, path, branch, sha, since string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	s, err := newScratch(ctx, src, src.Env, src.Config)
+	if err != nil {
+		return err
+	}
+	defer s.remove()
+	ref := "refs/heads/" + branch
+	if _, err := s.git.Run(ctx, "update-ref", ref, sha); err != nil {
+		return err
+	}
+	args := []string{"bundle", "create", "--quiet", path, ref}
+	if since != "" && since != sha {
+		args = append(args, "^"+since)
+	}
+	_, err = s.git.Run(ctx, args...)
+	return err
+}
+
+// KeptError is a failed push whose commits were kept in a bundle on the machine that ran it.
+type KeptError struct {
+	Err    error // why the push failed
+	Bundle string
+	Branch string
+}
+
+func (e *KeptError) Error() string {
+	return fmt.Sprintf("%v; they are kept in the bundle %s on this machine: upload it as an artifact before the runner goes, and get them back with git fetch <bundle> %s",
+		e.Err, e.Bundle, e.Branch)
+}
+
+func (e *KeptError) Unwrap() error { return e.Err }
+
+// RejectedError means the server refused the branch: a protected branch, a ruleset, a hook,
+// push protection, or a token that may not push workflow files. The commits are on the
+// Recovery branch when the server took them there, and on the local branch in every case.
+type RejectedError struct {
+	Remote      string
+	Branch      string
+	SHA         string   // the commit that was to be pushed
+	Reason      string   // git's summary, e.g. "[remote rejected] (protected branch hook declined)"
+	Server      []string // what the server said about it (its "remote:" lines), token removed
+	Rule        string   // which rule refused it and what to do, when recognised
+	Recovery    string   // remote branch that now holds SHA; "" when not pushed there
+	RecoveryErr error    // why the push to the recovery branch failed
+}
+
+func (e *RejectedError) Error() string {
+	msg := fmt.Sprintf("push %s to %s rejected by the server: %s", e.Branch, e.Remote, e.Reason)
+	if len(e.Server) > 0 {
+		msg += " (" + strings.Join(e.Server, " ") + ")"
+	}
+	if e.Rule != "" {
+		msg += "; " + e.Rule
+	}
+	return msg + whereKept(e.Remote, e.Branch, e.SHA, e.Recovery, e.RecoveryErr)
+}
+
+func (e *RejectedError) Unwrap() error { return e.RecoveryErr }
+
+// rule names the GitHub rule behind a refusal and what to do about it, from git's summary and
+// the server's messages. anyBranch is true when the rule is about the commits themselves, so
+// the server would refuse them on a recovery branch too.
+func rule(branch string, st refStatus) (hint string, anyBranch bool) {
+	said := strings.ToLower(st.summary + "\n" + strings.Join(st.server, "\n"))
+	has := func(signs ...string) bool {
+		return slices.ContainsFunc(signs, func(sign string) bool { return strings.Contains(said, sign) })
+	}
+	switch {
+	case has("without `workflows` permission", "without `workflow` scope", "without workflows permission"):
+		return "the commits change a workflow file under .github/workflows, which github-token may not push: give the action a token that may (a GitHub App token with the Workflows permission set to write, or a personal access token with the workflow scope; the job's GITHUB_TOKEN never can), or tell the agent to leave .github/workflows alone", true
+	case has("gh009", "push protection", "push cannot contain secrets"):
+		return "secret scanning push protection found a secret in the commits: take it out of them, or allow it in the repository's code security settings", true
+	case has("gh001", "large files detected"):
+		return "a file in the commits is larger than GitHub allows: keep it out of the repository or track it with Git LFS", true
+	case has("gh006", "protected branch"):
+		return "branch " + branch + " is protected: choose a branch no protection rule covers (the branch input), or let github-token's account push to it in the branch protection settings", false
+	case has("gh013", "repository rule violations"):
+		return "a repository ruleset covers branch " + branch + ": choose a branch the rulesets leave open (the branch input), or add github-token's account to the ruleset's bypass list", false
+	case has("pre-receive hook declined", "hook declined"):
+		return "a hook on the server refused it", false
+	}
+	return "", false
 }
 
 func (o Options) withDefaults() Options {
@@ -216,6 +354,9 @@ func (o Options) validate() error {
 	}
 	if o.Lease != "" && !isCommitID(o.Lease) {
 		return fmt.Errorf("push: lease %q is not a full commit id", o.Lease)
+	}
+	if o.Since != "" && !isCommitID(o.Since) {
+		return fmt.Errorf("push: since %q is not a full commit id", o.Since)
 	}
 	return nil
 }
@@ -265,8 +406,9 @@ func resolve(ctx context.Context, src git.Repo, branch string) (string, error) {
 
 // refStatus is git push --porcelain's report on one ref.
 type refStatus struct {
-	flag    byte   // ' ' fast-forward, '+' forced, '*' new, '=' up to date, '!' rejected
-	summary string // e.g. "[rejected] (stale info)"
+	flag    byte     // ' ' fast-forward, '+' forced, '*' new, '=' up to date, '!' rejected
+	summary string   // e.g. "[rejected] (stale info)"
+	server  []string // what the server said (its "remote:" lines), token removed
 }
 
 func (s refStatus) ok() bool       { return s.flag == ' ' || s.flag == '+' || s.flag == '*' }
@@ -297,7 +439,12 @@ func (p pusher) push(ctx context.Context, sha, dst string, flags ...string) (ref
 	args = append(append(args, flags...), "--end-of-options", p.remote, sha+":refs/heads/"+dst)
 	out, err := p.git.Run(ctx, args...)
 	if st, found := parsePorcelain(out, "refs/heads/"+dst); found {
-		return st, nil // a rejection exits 1 and is reported here
+		// A rejection exits 1 and is reported here; the server's reasons are on stderr.
+		var ge *git.Error
+		if errors.As(err, &ge) {
+			st.server = serverLines(p.creds.redact(ge.Stderr))
+		}
+		return st, nil
 	}
 	if err == nil {
 		return refStatus{}, fmt.Errorf("push %s to %s: git reported nothing about refs/heads/%s", dst, p.name, dst)
@@ -324,18 +471,32 @@ func (p pusher) recover(ctx context.Context, sha, branch string) error {
 
 // remoteSHA returns where the remote branch is now, "" when unknown or gone.
 func (p pusher) remoteSHA(ctx context.Context, branch string) string {
+	sha, _ := p.lookup(ctx, branch)
+	return sha
+}
+
+// lookup asks the remote where branch is: "" with no error when it has no such branch. An
+// error means the remote could not be asked (network, token, server).
+func (p pusher) lookup(ctx context.Context, branch string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	out, err := p.git.Run(ctx, "ls-remote", "--end-of-options", p.remote, "refs/heads/"+branch)
+	ref := "refs/heads/" + branch
+	out, err := p.git.Run(ctx, "ls-remote", "--end-of-options", p.remote, ref)
 	if err != nil {
-		return ""
+		var ge *git.Error
+		if errors.As(err, &ge) && authFailed(ge.Stderr) {
+			return "", fmt.Errorf("read %s on %s: %w; check github-token may read the repository (git: %s)",
+				branch, p.name, ErrAuthentication, p.creds.redact(lastLine(ge.Stderr)))
+		}
+		return "", fmt.Errorf("read %s on %s: %w", branch, p.name, p.creds.redactErr(err))
 	}
+	// ls-remote matches the pattern against the end of every ref name: only the exact ref counts.
 	for line := range strings.Lines(out) {
-		if sha, ref, ok := strings.Cut(strings.TrimSpace(line), "\t"); ok && ref == "refs/heads/"+branch {
-			return sha
+		if sha, name, ok := strings.Cut(strings.TrimSpace(line), "\t"); ok && name == ref {
+			return sha, nil
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // parsePorcelain finds the status line of the remote ref dst in git push --porcelain output:
@@ -351,6 +512,42 @@ func parsePorcelain(out, dst string) (refStatus, bool) {
 		}
 	}
 	return refStatus{}, false
+}
+
+// serverLines returns what the server said in git's stderr (the lines git prefixes with
+// "remote: "), without progress and blank lines, at most maxServerLines of them.
+func serverLines(stderr string) []string {
+	var out []string
+	for line := range strings.Lines(stderr) {
+		text, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "remote:")
+		text = strings.TrimSpace(text)
+		if !ok || text == "" || isProgress(text) {
+			continue
+		}
+		if len(text) > maxServerLine {
+			text = text[:maxServerLine] + "…"
+		}
+		if out = append(out, text); len(out) == maxServerLines {
+			break
+		}
+	}
+	return out
+}
+
+// Bounds on what a refusal quotes of the server, so a chatty hook cannot flood the comment.
+const (
+	maxServerLines = 12
+	maxServerLine  = 300
+)
+
+// isProgress reports whether a server line is pack progress rather than a message.
+func isProgress(text string) bool {
+	for _, p := range []string{"Resolving deltas", "Counting objects", "Compressing objects", "Enumerating objects", "Writing objects", "Total "} {
+		if strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // authFailed reports whether git's stderr says the server refused the credentials. GitHub

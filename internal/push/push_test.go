@@ -223,6 +223,104 @@ func TestPush_from_worktree(t *testing.T) {
 	}
 }
 
+// newShallowFixture is the fixture as actions/checkout leaves a runner by default: main has
+// history on the remote, the checkout is a depth-1 clone of it, and the local branch agent has
+// one commit on top of the clone's only commit (its shallow boundary, f.main).
+func newShallowFixture(t testing.TB) *fixture {
+	t.Helper()
+	f := newFixture(t)
+	f.git(f.dir, "switch", "-q", "main")
+	f.commit(f.dir, "history", "1\n", "more history")
+	f.main = f.commit(f.dir, "history", "2\n", "yet more history")
+	f.git(f.dir, "push", "-q", f.remote, "main")
+	f.dir = f.shallowClone()
+	f.git(f.dir, "switch", "-q", "-c", "agent")
+	f.agent = f.commit(f.dir, "work", "agent's work\n", "agent work")
+	return f
+}
+
+// shallowClone makes a depth-1 clone of the remote's main whose origin is the server's URL.
+func (f *fixture) shallowClone() string {
+	f.t.Helper()
+	dir := filepath.Join(f.t.TempDir(), "checkout")
+	f.git(f.home, "clone", "-q", "--depth", "1", "--branch", "main", "file://"+f.remote, dir)
+	f.git(dir, "remote", "set-url", "origin", f.url)
+	if _, err := os.Stat(filepath.Join(dir, ".git", "shallow")); err != nil {
+		f.t.Fatalf("the clone is not shallow: %v", err)
+	}
+	return dir
+}
+
+// TestPush_shallow_checkout: a depth-1 checkout pushes the agent's branch although main moved
+// on the remote between the checkout and the push, and although the remote branch's tip is the
+// checkout's shallow boundary, whose parents the checkout lacks.
+func TestPush_shallow_checkout(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		mode  string
+		setup func(f *fixture) (lease string)
+	}{
+		{"first_push_auto", push.Auto, func(f *fixture) string { return "" }},
+		{"first_push_lease", push.Lease, func(f *fixture) string { return "" }},
+		{"auto_onto_the_boundary", push.Auto, func(f *fixture) string {
+			f.git(f.remote, "update-ref", "refs/heads/agent", f.main)
+			return ""
+		}},
+		{"lease_onto_the_boundary", push.Lease, func(f *fixture) string {
+			f.git(f.remote, "update-ref", "refs/heads/agent", f.main)
+			return f.main
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newShallowFixture(t)
+			o := f.options(tt.mode)
+			o.Lease = tt.setup(f)
+			f.setRemoteBranch("main", f.main) // main moves on
+			res, err := push.Push(t.Context(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Pushed || f.remoteBranch("agent") != f.agent {
+				t.Errorf("Result = %+v, remote agent = %q; want %s pushed", res, f.remoteBranch("agent"), f.agent)
+			}
+		})
+	}
+}
+
+// TestFetch_shallow_checkout_continues_the_pushed_branch is a re-run: a new depth-1 checkout of
+// a main that moved on fetches the branch an earlier run pushed, whose history reaches below
+// the checkout's boundary, and pushes a commit on top of it as a fast-forward.
+func TestFetch_shallow_checkout_continues_the_pushed_branch(t *testing.T) {
+	t.Parallel()
+	f := newShallowFixture(t)
+	if _, err := push.Push(t.Context(), f.options(push.Auto)); err != nil {
+		t.Fatalf("first run's push: %v", err)
+	}
+	pushed := f.agent
+	f.main = f.setRemoteBranch("main", f.main)
+	f.dir = f.shallowClone() // the re-run's checkout
+
+	found, err := push.Fetch(t.Context(), f.options(push.Auto))
+	if err != nil || !found {
+		t.Fatalf("Fetch = %v, %v; want the pushed branch found", found, err)
+	}
+	if got := f.git(f.dir, "rev-parse", "refs/remotes/origin/agent"); got != pushed {
+		t.Fatalf("origin/agent = %s, want the pushed %s", got, pushed)
+	}
+	f.git(f.dir, "switch", "-q", "-c", "agent", "refs/remotes/origin/agent")
+	f.agent = f.commit(f.dir, "more", "more\n", "more agent work")
+	res, err := push.Push(t.Context(), f.options(push.Auto))
+	if err != nil || !res.Pushed {
+		t.Fatalf("Push = %+v, %v; want a fast-forward", res, err)
+	}
+	if got := f.remoteBranch("agent"); got != f.agent {
+		t.Errorf("remote agent = %s, want %s", got, f.agent)
+	}
+}
+
 func TestPush_authentication_failure(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -405,25 +503,122 @@ func TestPush_up_to_date(t *testing.T) {
 	}
 }
 
-func TestPush_remote_rejects(t *testing.T) {
+// TestPush_server_rejects: the server refuses the branch by a rule, as GitHub does in its
+// pre-receive checks. The error says which rule and what to do; the commits go to the recovery
+// branch when the rule may not cover it, and otherwise into the bundle, so they outlive the
+// runner. A rule about the commits themselves is not tried on a recovery branch at all.
+func TestPush_server_rejects(t *testing.T) {
+	t.Parallel()
+	const (
+		protected = "echo 'error: GH006: Protected branch update failed for refs/heads/agent.' >&2\n" +
+			"echo 'error: Changes must be made through a pull request.' >&2"
+		ruleset = "echo 'error: GH013: Repository rule violations found for '$ref'.' >&2\n" +
+			"echo 'Review all repository rules at https://github.com/o/r/rules?ref='$ref >&2\n" +
+			"echo '- Cannot create ref due to creations being restricted.' >&2"
+		workflows = "echo 'refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` without `workflows` permission' >&2"
+	)
+	tests := []struct {
+		name     string
+		refuse   string // the refs the hook refuses, a shell case pattern
+		say      string // what the hook prints when it refuses
+		bundle   bool   // Options.Bundle is set
+		recovery bool   // the commits end on the recovery branch
+		pushes   int    // receive-pack requests the run makes
+		want     []string
+	}{
+		{name: "protected_branch", refuse: "refs/heads/agent", say: protected, recovery: true, pushes: 2,
+			want: []string{"push agent to origin rejected by the server: [remote rejected] (pre-receive hook declined)",
+				"GH006: Protected branch update failed", "branch agent is protected: choose a branch no protection rule covers",
+				"were pushed to the new branch sandcastle/recovery-1 on origin instead"}},
+		{name: "ruleset_everywhere", refuse: "*", say: ruleset, bundle: true, pushes: 2,
+			want: []string{"GH013: Repository rule violations found for refs/heads/agent", "Review all repository rules at https://github.com/o/r/rules",
+				"a repository ruleset covers branch agent", "pushing the commits to a recovery branch failed too",
+				"they are kept in the bundle "}},
+		{name: "workflow_permission", refuse: "*", say: workflows, bundle: true, pushes: 1,
+			want: []string{"without `workflows` permission", "the job's GITHUB_TOKEN never can", "they are kept in the bundle "}},
+		{name: "a_hook_without_recovery", refuse: "*", say: "echo 'Commits must be signed off.' >&2", pushes: 1,
+			want: []string{"push agent to origin rejected by the server: [remote rejected] (pre-receive hook declined) (Commits must be signed off.); a hook on the server refused it; the commits are on the local branch agent"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			hook := "#!/bin/sh\nwhile read old new ref; do\n\tcase \"$ref\" in " + tt.refuse + ")\n" + tt.say + "\n\t\texit 1;;\n\tesac\ndone\n"
+			if err := os.WriteFile(filepath.Join(f.remote, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			o := f.options(push.Auto)
+			if tt.name == "a_hook_without_recovery" {
+				o.RecoveryBranch = ""
+			}
+			if tt.bundle {
+				o.Bundle, o.Since = filepath.Join(t.TempDir(), "logs", "agent.bundle"), f.main
+			}
+			res, err := push.Push(t.Context(), o)
+			var rejected *push.RejectedError
+			if !errors.As(err, &rejected) {
+				t.Fatalf("err = %v, want a *RejectedError", err)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("err = %q\nwant it to contain %q", err, want)
+				}
+			}
+			if res.Pushed || f.remoteBranch("agent") != "" {
+				t.Errorf("Result = %+v, remote agent %q; want nothing pushed to agent", res, f.remoteBranch("agent"))
+			}
+			f.checkLocal()
+			if got := f.remoteBranch("sandcastle/recovery-1"); tt.recovery != (got == f.agent) || tt.recovery != (res.Recovery == "sandcastle/recovery-1") {
+				t.Errorf("recovery branch = %q, Result.Recovery %q; want the commits there: %v", got, res.Recovery, tt.recovery)
+			}
+			pushes := 0
+			for _, r := range f.srv.Requests() {
+				if r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/git-receive-pack") {
+					pushes++
+				}
+			}
+			if pushes != tt.pushes {
+				t.Errorf("%d pushes, want %d", pushes, tt.pushes)
+			}
+			if !tt.bundle {
+				if res.Bundle != "" {
+					t.Errorf("Result.Bundle = %q without Options.Bundle", res.Bundle)
+				}
+				return
+			}
+			var kept *push.KeptError
+			if res.Bundle != o.Bundle || !errors.As(err, &kept) || kept.Bundle != o.Bundle {
+				t.Fatalf("Result.Bundle = %q, err %v; want the bundle %s", res.Bundle, err, o.Bundle)
+			}
+			// Someone with a clone of the remote gets the commits back from the bundle.
+			clone := t.TempDir()
+			f.git(clone, "clone", "-q", "file://"+f.remote, ".")
+			f.git(clone, "fetch", "-q", o.Bundle, "agent")
+			if got := f.git(clone, "rev-parse", "FETCH_HEAD"); got != f.agent {
+				t.Errorf("the bundle holds %s, want %s", got, f.agent)
+			}
+			if got := f.git(clone, "rev-list", "--count", "HEAD..FETCH_HEAD"); got != "1" {
+				t.Errorf("the bundle holds %s commits past main, want the agent's one", got)
+			}
+		})
+	}
+}
+
+// TestPush_bundle_keeps_what_a_refused_token_could_not_push: the token is refused, so the
+// commits reach no branch on the remote; they are kept in the bundle and the error still
+// says authentication failed.
+func TestPush_bundle_keeps_what_a_refused_token_could_not_push(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	hook := filepath.Join(f.remote, "hooks", "pre-receive")
-	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho protected branch >&2\nexit 1\n"), 0o755); err != nil {
-		t.Fatal(err)
+	o := f.options(push.Auto)
+	o.Token = readOnlyToken
+	o.Bundle = filepath.Join(t.TempDir(), "agent.bundle")
+	res, err := push.Push(t.Context(), o)
+	if !errors.Is(err, push.ErrAuthentication) || res.Bundle != o.Bundle || !strings.Contains(err.Error(), "kept in the bundle "+o.Bundle) {
+		t.Fatalf("Result = %+v, err = %v; want an authentication error and the bundle", res, err)
 	}
-	_, err := push.Push(t.Context(), f.options(push.Force))
-	var moved *push.BranchMovedError
-	if err == nil || errors.As(err, &moved) || errors.Is(err, push.ErrAuthentication) {
-		t.Fatalf("err = %v, want a plain rejection", err)
-	}
-	if got, want := err.Error(), "push agent to origin rejected: [remote rejected] (pre-receive hook declined); the commits are on the local branch agent ("+f.agent[:12]+")"; got != want {
-		t.Errorf("err = %q\nwant  %q", got, want)
-	}
-	f.checkLocal()
-	if got := f.remoteBranch("agent"); got != "" {
-		t.Errorf("remote agent = %s, want none", got)
-	}
+	checkNoToken(t, err)
+	f.git(f.dir, "bundle", "verify", "--quiet", o.Bundle)
 }
 
 // TestPush_replaces_global_header: an extraheader for the server in the user's global config
@@ -603,15 +798,16 @@ func TestPush_refuses_url_off_server(t *testing.T) {
 }
 
 // TestFetch_updates_the_remote_tracking_branch through the scratch repository, with the
-// token, leaving .git/config as it was.
+// token, leaving .git/config as it was. A branch the remote lacks is reported as not found; a
+// remote that cannot be read is an error, never taken for a missing branch.
 func TestFetch_updates_the_remote_tracking_branch(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	theirs := f.setRemoteBranch("feature", f.main)
 	o := f.options(push.Auto)
 	o.Branch = "feature"
-	if err := push.Fetch(t.Context(), o); err != nil {
-		t.Fatalf("Fetch: %v", err)
+	if found, err := push.Fetch(t.Context(), o); err != nil || !found {
+		t.Fatalf("Fetch = %v, %v; want found", found, err)
 	}
 	if got := f.git(f.dir, "rev-parse", "refs/remotes/origin/feature"); got != theirs {
 		t.Errorf("origin/feature = %q, want %s", got, theirs)
@@ -620,16 +816,22 @@ func TestFetch_updates_the_remote_tracking_branch(t *testing.T) {
 		t.Errorf("the fetched commit is not in the repository: %q", got)
 	}
 
+	// A ref whose name merely ends like the branch is not the branch.
+	f.git(f.dir, "push", "-q", f.remote, f.main+":refs/tags/refs/heads/missing")
 	o.Branch = "missing"
-	if err := push.Fetch(t.Context(), o); err == nil {
-		t.Error("Fetch of a branch the remote lacks succeeded")
+	if found, err := push.Fetch(t.Context(), o); err != nil || found {
+		t.Errorf("Fetch of a branch the remote lacks = %v, %v; want not found, no error", found, err)
 	}
 	o.Branch, o.Token = "feature", wrongToken
-	err := push.Fetch(t.Context(), o)
-	if err == nil {
-		t.Error("Fetch with a wrong token succeeded")
+	found, err := push.Fetch(t.Context(), o)
+	if err == nil || found || !errors.Is(err, push.ErrAuthentication) {
+		t.Errorf("Fetch with a wrong token = %v, %v; want an authentication error", found, err)
 	}
 	checkNoToken(t, err)
+	o.Token, o.URL = token, f.srv.URL+"/gone.git"
+	if found, err := push.Fetch(t.Context(), o); err == nil || found {
+		t.Errorf("Fetch from a repository the server lacks = %v, %v; want an error", found, err)
+	}
 }
 
 func TestFetch_refuses(t *testing.T) {
@@ -651,7 +853,7 @@ func TestFetch_refuses(t *testing.T) {
 			o := f.options(push.Auto)
 			o.Branch = "feature"
 			tt.change(&o)
-			err := push.Fetch(t.Context(), o)
+			_, err := push.Fetch(t.Context(), o)
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("err = %v, want it to start with %q", err, tt.want)
 			}
@@ -690,7 +892,7 @@ func TestGitConfig_reaches_every_command(t *testing.T) {
 			o := f.options(push.Auto)
 			// The local fetch into the repository keeps no reflog only if it sees this.
 			o.GitConfig = []string{"http.userAgent=" + agent, "core.logAllRefUpdates=false"}
-			if err := push.Fetch(f.t.Context(), o); err != nil {
+			if _, err := push.Fetch(f.t.Context(), o); err != nil {
 				return err
 			}
 			if _, err := os.Stat(filepath.Join(f.dir, ".git", "logs", "refs", "remotes", "origin", "agent")); !errors.Is(err, os.ErrNotExist) {
@@ -750,7 +952,8 @@ func TestGitConfig_safe_directory(t *testing.T) {
 		}, f.options(push.Auto)},
 		{"fetch", func(o push.Options, config ...string) error {
 			o.GitConfig = config
-			return push.Fetch(t.Context(), o)
+			_, err := push.Fetch(t.Context(), o)
+			return err
 		}, fetch},
 	}
 	for _, c := range calls {
@@ -781,6 +984,7 @@ func TestPush_invalid_options(t *testing.T) {
 		{"recovery_is_branch", func(o *push.Options) { o.RecoveryBranch = "agent" }, "push: the recovery branch must differ"},
 		{"option_remote", func(o *push.Options) { o.Remote = "--receive-pack=x" }, "is not a remote name"},
 		{"short_lease", func(o *push.Options) { o.Mode, o.Lease = push.Lease, "abc123" }, "is not a full commit id"},
+		{"option_as_since", func(o *push.Options) { o.Since = "--all" }, "since \"--all\" is not a full commit id"},
 		{"server_with_credentials", func(o *push.Options) { o.ServerURL = "https://u:p@github.com" }, "is not an http(s) URL"},
 		{"server_not_http", func(o *push.Options) { o.ServerURL = "ssh://github.com" }, "is not an http(s) URL"},
 		{"token_without_url", func(o *push.Options) { o.Token = "t0ken" }, "a token needs the remote's URL"},

@@ -2,9 +2,12 @@ package push
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
 )
@@ -42,7 +45,40 @@ func newScratch(ctx context.Context, src git.Repo, env []string, config []string
 		s.remove()
 		return nil, fmt.Errorf("push: %w", err)
 	}
+	if err := copyShallow(common, dir); err != nil {
+		s.remove()
+		return nil, err
+	}
 	return s, nil
+}
+
+// copyShallow gives the scratch repository the shallow boundary of the repository whose git
+// directory is common. A shallow clone (actions/checkout's default depth 1) lacks the parents of
+// its boundary commits, and .git/shallow is how git knows not to look for them: without it a
+// push or fetch that walks history from a boundary fails with "Failed to traverse parents of
+// commit". Only commit ids are copied, so the file cannot carry anything else into the scratch
+// repository.
+func copyShallow(common, dir string) error {
+	data, err := os.ReadFile(filepath.Join(common, "shallow"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil // a complete history
+	case err != nil:
+		return fmt.Errorf("push: read the shallow boundary of %s: %w", common, err)
+	}
+	var ids strings.Builder
+	for line := range strings.Lines(string(data)) {
+		if id := strings.TrimSpace(line); isCommitID(id) {
+			ids.WriteString(id + "\n")
+		}
+	}
+	if ids.Len() == 0 {
+		return nil
+	}
+	if err := os.WriteFile(filepath.Join(dir, "shallow"), []byte(ids.String()), 0o644); err != nil {
+		return fmt.Errorf("push: %w", err)
+	}
+	return nil
 }
 
 func (s *scratch) remove() { os.RemoveAll(s.dir) }
@@ -51,37 +87,44 @@ func (s *scratch) remove() { os.RemoveAll(s.dir) }
 // branch refs/remotes/<o.Remote>/<o.Branch>, authenticating with o.Token the way Push does:
 // from a scratch repository, straight to o.URL, so the repository's configuration never sees
 // the token. The objects then come into the repository by a local fetch, which needs no token.
-// o.Token is required; a branch the remote does not have is an error.
-func Fetch(ctx context.Context, o Options) error {
+// o.Token is required. found is false, with no error, when the remote has no such branch; any
+// other failure (network, token, server) is an error, so that a caller never takes a branch it
+// could not read for one that does not exist.
+func Fetch(ctx context.Context, o Options) (found bool, err error) {
 	o = o.withDefaults()
 	if err := o.validate(); err != nil {
-		return err
+		return false, err
 	}
 	creds, err := newCredentials(o.ServerURL, o.Token)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if creds.token == "" {
-		return fmt.Errorf("fetch %s from %s: no token to authenticate with", o.Branch, o.Remote)
+		return false, fmt.Errorf("fetch %s from %s: no token to authenticate with", o.Branch, o.Remote)
 	}
 	if !creds.serves(o.URL) {
-		return fmt.Errorf("fetch %s refused: its URL %s is not on %s, the only server the token is for", o.Branch, redactURL(o.URL), creds.server)
+		return false, fmt.Errorf("fetch %s refused: its URL %s is not on %s, the only server the token is for", o.Branch, redactURL(o.URL), creds.server)
 	}
 	src := git.New(o.Dir, o.Env).WithConfig(o.GitConfig...)
 	s, err := newScratch(ctx, src, creds.environ(o.Env), o.scratchConfig(creds))
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer s.remove()
 	ctx, cancel := context.WithTimeout(ctx, pushTimeout)
 	defer cancel()
 	ref := "refs/heads/" + o.Branch
+	p := pusher{git: s.git, remote: o.URL, name: o.Remote, creds: creds}
+	sha, err := p.lookup(ctx, o.Branch)
+	if err != nil || sha == "" {
+		return false, err
+	}
 	if _, err := s.git.Run(ctx, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", o.URL, "+"+ref+":"+ref); err != nil {
-		return fmt.Errorf("fetch %s from %s: %w", o.Branch, o.Remote, creds.redactErr(err))
+		return false, fmt.Errorf("fetch %s from %s: %w", o.Branch, o.Remote, creds.redactErr(err))
 	}
 	tracking := "refs/remotes/" + o.Remote + "/" + o.Branch
 	if _, err := src.Run(ctx, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", s.dir, "+"+ref+":"+tracking); err != nil {
-		return fmt.Errorf("fetch %s from %s: %w", o.Branch, o.Remote, err)
+		return false, fmt.Errorf("fetch %s from %s: %w", o.Branch, o.Remote, err)
 	}
-	return nil
+	return true, nil
 }

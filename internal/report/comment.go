@@ -17,10 +17,11 @@ type Comment struct {
 	Reason        string // why the run failed or was refused
 	Branch        string
 	Pushed        bool
-	Recovery      string // the remote branch that took the commits instead of Branch
+	Recovery      string // the remote branch that took the commits instead of Branch; Reason says why
 	KeptBranch    string // the local branch that holds the commits after a failed merge
 	PRNumber      int
 	PRURL         string
+	PRNote        string // said of the pull request after its link: why it is not a draft, whose it is
 	RunURL        string // the workflow run, for the logs
 }
 
@@ -59,7 +60,7 @@ func CommentBody(c Comment) string {
 			what := fmt.Sprintf("%d commit%s", c.Commits, plural(c.Commits))
 			switch {
 			case c.Recovery != "":
-				what += " pushed to the recovery branch " + code(c.Recovery) + ", because " + code(c.Branch) + " moved on the remote while the run worked"
+				what += " pushed to the recovery branch " + code(c.Recovery) + " instead of " + code(c.Branch)
 			case c.Pushed:
 				what += " pushed to " + code(c.Branch)
 			case c.KeptBranch != "":
@@ -72,7 +73,11 @@ func CommentBody(c Comment) string {
 			items = append(items, "no commits")
 		}
 		if c.PRURL != "" {
-			items = append(items, "pull request "+link(fmt.Sprintf("#%d", c.PRNumber), c.PRURL))
+			pr := "pull request " + link(fmt.Sprintf("#%d", c.PRNumber), c.PRURL)
+			if c.PRNote != "" {
+				pr += ", " + inline(c.PRNote)
+			}
+			items = append(items, pr)
 		}
 		if len(items) > 0 {
 			b.WriteString("\n")

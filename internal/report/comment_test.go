@@ -24,6 +24,12 @@ func TestCommentBodyGolden(t *testing.T) {
 				RunURL: "https://github.com/o/r/actions/runs/1"},
 		},
 		{
+			name: "done_with_ready_pull_request",
+			comment: Comment{Phase: PhaseDone, Status: "complete", Iteration: 1, MaxIterations: 5, Commits: 1,
+				Branch: "sandcastle/issue-42", Pushed: true, PRNumber: 7, PRURL: "https://github.com/o/r/pull/7",
+				PRNote: "opened ready for review, since this repository does not support draft pull requests"},
+		},
+		{
 			name: "failed_branch_moved",
 			comment: Comment{Phase: PhaseFailed, Status: "branch-moved", Iteration: 1, Commits: 1, Branch: "feature",
 				Recovery: "sandcastle/recovery/feature-1-1", Reason: "push feature to origin: the remote branch changed"},

@@ -1,17 +1,16 @@
 package report
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
 )
-
-// fileDelimiter is the fixed heredoc delimiter go-githubactions writes around every value in
-// GITHUB_OUTPUT; a value containing it could end its heredoc early and forge other outputs.
-const fileDelimiter = "_GitHubActionsFileCommandDelimeter_"
 
 // Reporter talks to the Actions runtime, or to a terminal when not in Actions.
 type Reporter struct {
@@ -55,7 +54,7 @@ func (r *Reporter) NewLog(file io.Writer) *Log {
 }
 
 // SetOutputs writes every output to GITHUB_OUTPUT; outside Actions it prints them.
-func (r *Reporter) SetOutputs(o Outputs) (err error) {
+func (r *Reporter) SetOutputs(o Outputs) error {
 	pairs := o.Pairs()
 	for i, p := range pairs {
 		pairs[i][1] = r.red.Redact(p[1])
@@ -69,20 +68,46 @@ func (r *Reporter) SetOutputs(o Outputs) (err error) {
 		r.con.line(b.String())
 		return nil
 	}
-	if r.getenv("GITHUB_OUTPUT") == "" {
+	path := r.getenv("GITHUB_OUTPUT")
+	if path == "" {
 		return errors.New("set outputs: GITHUB_OUTPUT is not set")
 	}
-	// Check every value before writing any, so a refusal leaves no half-written outputs.
+	var b strings.Builder
 	for _, p := range pairs {
-		if strings.Contains(p[1], fileDelimiter) {
-			return fmt.Errorf("set output %s: value contains the output file delimiter", p[0])
+		d, err := delimiterFor(p[1])
+		if err != nil {
+			return fmt.Errorf("set output %s: %w", p[0], err)
 		}
+		fmt.Fprintf(&b, "%s<<%s\n%s\n%s\n", p[0], d, p[1], d)
 	}
-	defer recoverInto(&err, "set outputs")
-	for _, p := range pairs {
-		r.gha.SetOutput(p[0], p[1])
+	// One write of every output, so a failure leaves none half-written.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("set outputs: %w", err)
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return fmt.Errorf("set outputs: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("set outputs: %w", err)
 	}
 	return nil
+}
+
+// delimiterFor returns a heredoc delimiter for value in GITHUB_OUTPUT that value does not
+// contain: random, as @actions/core makes them, so that no value, however it was made, can end
+// its block early and forge another output, nor make the others fail.
+func delimiterFor(value string) (string, error) {
+	for {
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", err
+		}
+		if d := "ghadelimiter_" + hex.EncodeToString(b[:]); !strings.Contains(value, d) {
+			return d, nil
+		}
+	}
 }
 
 // Summary appends markdown to the job summary (GITHUB_STEP_SUMMARY). Outside Actions it does

@@ -84,10 +84,6 @@ func TestSetOutputsInActions(t *testing.T) {
 	if got, want := len(got), len(o.Pairs()); got != want {
 		t.Errorf("file has %d outputs, want %d", got, want)
 	}
-	data, _ := os.ReadFile(outputFile)
-	if want := "completion-signal<<" + fileDelimiter + "\n<promise>\nCOMPLETE</promise>\n" + fileDelimiter + "\n"; !strings.Contains(string(data), want) {
-		t.Errorf("multi-line value not in the delimiter form %q:\n%s", want, data)
-	}
 	if stdout.Len() != 0 {
 		t.Errorf("stdout = %q, want nothing", stdout.String())
 	}
@@ -106,15 +102,29 @@ func TestSetOutputsRedacts(t *testing.T) {
 	}
 }
 
-func TestSetOutputsRefusesDelimiterInjection(t *testing.T) {
+// TestSetOutputsDelimiterInjection: a value holding a delimiter of the output file, the one
+// go-githubactions uses or one of ours, neither forges another output nor makes the outputs
+// fail: every value gets a random delimiter it does not contain.
+func TestSetOutputsDelimiterInjection(t *testing.T) {
 	getenv, outputFile, _ := actionsEnv(t)
 	r := New(&bytes.Buffer{}, getenv)
-	err := r.SetOutputs(Outputs{Status: "success", Output: `"x\n` + fileDelimiter + "\nstatus<<EOF\nforged\nEOF\n\""})
-	if err == nil || !strings.Contains(err.Error(), "set output output") {
-		t.Fatalf("SetOutputs error = %v, want a refusal naming the output", err)
+	forged := "x\n_GitHubActionsFileCommandDelimeter_\nstatus<<EOF\nforged\nEOF\nghadelimiter_0123\n"
+	if err := r.SetOutputs(Outputs{Status: "success", Output: forged}); err != nil {
+		t.Fatalf("SetOutputs: %v", err)
 	}
-	if _, err := os.Stat(outputFile); !os.IsNotExist(err) {
-		t.Errorf("output file exists (stat error %v); nothing should be written", err)
+	got := readOutputs(t, outputFile)
+	if got["status"] != "success" || got["output"] != forged {
+		t.Errorf("status = %q, output = %q; want success and the value intact", got["status"], got["output"])
+	}
+	data, _ := os.ReadFile(outputFile)
+	delims := map[string]bool{}
+	for line := range strings.Lines(string(data)) {
+		if _, d, ok := strings.Cut(strings.TrimSpace(line), "<<"); ok && strings.HasPrefix(d, "ghadelimiter_") {
+			delims[d] = true
+		}
+	}
+	if len(delims) != len((Outputs{}).Pairs()) {
+		t.Errorf("%d distinct delimiters for %d outputs", len(delims), len((Outputs{}).Pairs()))
 	}
 }
 
@@ -125,7 +135,7 @@ func TestSetOutputsFileErrors(t *testing.T) {
 		want string
 	}{
 		{name: "unset", file: func(*testing.T) string { return "" }, want: "GITHUB_OUTPUT is not set"},
-		{name: "directory", file: func(t *testing.T) string { return t.TempDir() }, want: "set outputs: unable to write command"},
+		{name: "directory", file: func(t *testing.T) string { return t.TempDir() }, want: "set outputs: "},
 		{name: "missing_parent", file: func(t *testing.T) string { return filepath.Join(t.TempDir(), "no", "file") }, want: "set outputs: "},
 	}
 	for _, tt := range tests {
@@ -278,4 +288,26 @@ func TestReporterInfoIsAPlainRedactedLine(t *testing.T) {
 	if got, want := out.String(), "created worktree with ***\n"; got != want {
 		t.Errorf("Info wrote %q, want %q (no annotation, secret masked)", got, want)
 	}
+}
+
+// FuzzSetOutputsValue: whatever text a value holds (the agent's output, a branch name), the
+// runner reads every output back as written, and no value changes another.
+func FuzzSetOutputsValue(f *testing.F) {
+	for _, seed := range []string{"", "plain", "a\nb", "status<<EOF\nforged\nEOF", "x\n_GitHubActionsFileCommandDelimeter_\nstatus=forged", "ghadelimiter_\n"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		if strings.ContainsRune(value, '\r') || len(value) > 4096 {
+			t.Skip() // the runner's line reading, which readOutputs mimics, treats \r apart
+		}
+		getenv, outputFile, _ := actionsEnv(t)
+		if err := New(&bytes.Buffer{}, getenv).SetOutputs(Outputs{Status: "success", Output: value, Branch: value}); err != nil {
+			t.Fatalf("SetOutputs: %v", err)
+		}
+		got := readOutputs(t, outputFile)
+		if got["status"] != "success" || got["output"] != value || got["branch"] != value || len(got) != len((Outputs{}).Pairs()) {
+			t.Errorf("read back status %q, output %q, branch %q, %d outputs; want success, the value twice, %d outputs",
+				got["status"], got["output"], got["branch"], len(got), len((Outputs{}).Pairs()))
+		}
+	})
 }

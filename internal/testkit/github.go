@@ -40,7 +40,8 @@ const (
 // paginated as GitHub does (per_page, default 30, at most 100; page; a Link header), pull
 // requests newest first, comments oldest first. A pull request body that mentions #N adds a
 // cross-referenced event, authored by github-actions[bot] with association NONE, to issue N's
-// timeline, as GitHub does for an issue it knows.
+// timeline, as GitHub does for an issue it knows. A GitHub App's bot ("name[bot]") is never a
+// collaborator: its permission is none.
 type GitHub struct {
 	URL    string // the server root: GITHUB_SERVER_URL; html_url values live under it
 	APIURL string // URL + "/api/v3": GITHUB_API_URL
@@ -61,6 +62,8 @@ type GitHub struct {
 	labels        map[int][]string
 	linked        map[int][]FakeLinkedPR
 	nextCommentID int64
+	noDrafts      bool // drafts are not supported here, as in private repositories on Free and Pro
+	noActionsPRs  bool // "Allow GitHub Actions to create and approve pull requests" is off
 }
 
 // FakePR is a pull request as the fake holds it.
@@ -258,6 +261,62 @@ func (g *GitHub) RateLimitNext(method, path string, times int, retryAfter time.D
 	}
 }
 
+// TooManyRequestsNext answers the next times authenticated requests to the endpoint method
+// path with 429 and no header saying when to come back, which GitHub asks clients to meet by
+// waiting at least a minute.
+func (g *GitHub) TooManyRequestsNext(method, path string, times int) {
+	g.t.Helper()
+	key := g.endpoint(method, path)
+	for range times {
+		g.fail(key, failure{status: http.StatusTooManyRequests, body: errorBody(http.StatusTooManyRequests, "Too Many Requests")})
+	}
+}
+
+// HeadNotYetSeenNext answers the next times pull request creations with the 422 GitHub gives
+// for a head branch pushed a moment ago that it has not indexed yet.
+func (g *GitHub) HeadNotYetSeenNext(times int) {
+	g.t.Helper()
+	key := g.endpoint("POST", "/repos/{owner}/{repo}/pulls")
+	b, _ := json.Marshal(map[string]any{
+		"message":           "Validation Failed",
+		"errors":            []map[string]string{{"resource": "PullRequest", "field": "head", "code": "invalid"}},
+		"documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
+		"status":            "422",
+	})
+	for range times {
+		g.fail(key, failure{status: http.StatusUnprocessableEntity, body: string(b)})
+	}
+}
+
+// ForbidNext answers the next authenticated request to the endpoint method path with 403 and
+// message, and, when accepted is not "", the X-Accepted-GitHub-Permissions header GitHub sends
+// fine-grained tokens and Apps to say which permissions the endpoint takes ("contents=read;
+// issues=write": either set).
+func (g *GitHub) ForbidNext(method, path, message, accepted string) {
+	g.t.Helper()
+	f := failure{status: http.StatusForbidden, body: errorBody(http.StatusForbidden, message)}
+	if accepted != "" {
+		f.header = http.Header{"X-Accepted-Github-Permissions": {accepted}}
+	}
+	g.fail(g.endpoint(method, path), f)
+}
+
+// RefuseDrafts makes the repository one where GitHub does not support draft pull requests (a
+// private repository on the Free or Pro plan): creating a draft answers 422.
+func (g *GitHub) RefuseDrafts() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.noDrafts = true
+}
+
+// RefuseActionsPRs turns off the repository's "Allow GitHub Actions to create and approve pull
+// requests": the job's token, which the fake's token stands for, may not open pull requests.
+func (g *GitHub) RefuseActionsPRs() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.noActionsPRs = true
+}
+
 func (g *GitHub) fail(key string, f failure) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -270,6 +329,9 @@ func (g *GitHub) SetPermission(user, role string) {
 	g.t.Helper()
 	if legacyPermission(role) == "" {
 		g.t.Fatalf("fake GitHub: unknown role %q", role)
+	}
+	if userType(user) == "Bot" {
+		g.t.Fatalf("fake GitHub: %s is a GitHub App's bot, which cannot be a collaborator", user)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -301,6 +363,18 @@ func (g *GitHub) AddPR(pr FakePR) FakePR {
 	slices.SortFunc(g.prs, func(a, b FakePR) int { return a.Number - b.Number })
 	g.crossReference(pr)
 	return pr
+}
+
+// SetPRBody replaces the body of pull request number, as its author editing it would.
+func (g *GitHub) SetPRBody(number int, body string) {
+	g.t.Helper()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	i := slices.IndexFunc(g.prs, func(pr FakePR) bool { return pr.Number == number })
+	if i < 0 {
+		g.t.Fatalf("fake GitHub: no pull request #%d", number)
+	}
+	g.prs[i].Body = body
 }
 
 // Comments returns the comments on issue, oldest first.
@@ -353,6 +427,11 @@ func (g *GitHub) AddLinkedPR(issue int, pr FakeLinkedPR) {
 
 func (g *GitHub) getPermission(w http.ResponseWriter, r *http.Request, _ []byte) {
 	user := r.PathValue("user")
+	if userType(user) == "Bot" {
+		// An App is installed, never invited: GitHub reports no permission for its bot.
+		respond(w, http.StatusOK, map[string]any{"permission": "none", "role_name": "none", "user": map[string]any{"login": user, "type": "Bot"}})
+		return
+	}
 	role, ok := g.permissions[strings.ToLower(user)]
 	if !ok {
 		writeError(w, http.StatusNotFound, "Not Found")
@@ -399,6 +478,14 @@ func (g *GitHub) createPR(w http.ResponseWriter, _ *http.Request, body []byte) {
 			writeValidation(w, map[string]string{"resource": "PullRequest", "field": f.name, "code": "missing_field"})
 			return
 		}
+	}
+	if g.noActionsPRs {
+		writeError(w, http.StatusForbidden, "GitHub Actions is not permitted to create or approve pull requests.")
+		return
+	}
+	if g.noDrafts && in.Draft {
+		writeError(w, http.StatusUnprocessableEntity, "Draft pull requests are not supported in this repository.")
+		return
 	}
 	head := g.qualify(in.Head)
 	for _, pr := range g.prs {

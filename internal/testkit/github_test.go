@@ -51,6 +51,18 @@ func clientFor(t *testing.T, gh *testkit.GitHub, token string) *githubapi.Client
 	return c
 }
 
+// recordingClient is a client of gh whose waits between retries are recorded, not waited.
+func recordingClient(t *testing.T, gh *testkit.GitHub) (*githubapi.Client, *[]time.Duration) {
+	t.Helper()
+	var waits []time.Duration
+	c, err := githubapi.New(githubapi.Options{Token: ghToken, APIURL: gh.APIURL,
+		Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, &waits
+}
+
 func prSpec(title, body string) githubapi.PRSpec {
 	return githubapi.PRSpec{Owner: "octo", Repo: "repo", Head: "sandcastle/issue-1", Base: "main",
 		Title: title, Body: body, Draft: true, Marker: prMarker}
@@ -149,6 +161,122 @@ func TestGitHub_pr_already_exists(t *testing.T) {
 	}
 	if got, want := len(gh.PRs()), 1; got != want {
 		t.Errorf("%d pull requests, want %d", got, want)
+	}
+}
+
+// TestGitHub_adopted_pr_keeps_their_title_and_body: a pull request someone else opened from
+// the run's branch keeps their title and body, on adoption and on every later run; the run's
+// text sits in a section of its own, which is what later runs replace, and what they wrote
+// below it stays too.
+func TestGitHub_adopted_pr_keeps_their_title_and_body(t *testing.T) {
+	t.Parallel()
+	gh, c := newClient(t)
+	human := gh.AddPR(testkit.FakePR{Head: "sandcastle/issue-1", Base: "main", Title: "My own title", Body: "What I want, in my words."})
+	pr, created, err := c.UpsertPR(t.Context(), prSpec("Run title", "Run summary one"))
+	if err != nil || created || pr.Number != human.Number || !pr.Adopted {
+		t.Fatalf("UpsertPR = %+v, created %v, err %v; want #%d adopted", pr, created, err, human.Number)
+	}
+	gh.SetPRBody(human.Number, gh.PRs()[0].Body+"\n\nAdded later by me.")
+	spec := prSpec("Run title again", "Run summary two")
+	spec.Base = "develop"
+	if _, _, err := c.UpsertPR(t.Context(), spec); err != nil {
+		t.Fatal(err)
+	}
+	got := gh.PRs()[0]
+	if got.Title != "My own title" || got.Base != "main" {
+		t.Errorf("title %q, base %q; want theirs kept", got.Title, got.Base)
+	}
+	for _, want := range []string{"What I want, in my words.", "Run summary two", "Added later by me.", "<!-- " + prMarker + " -->"} {
+		if !strings.Contains(got.Body, want) {
+			t.Errorf("body lacks %q:\n%s", want, got.Body)
+		}
+	}
+	if strings.Contains(got.Body, "Run summary one") || strings.Count(got.Body, prMarker) != 2 {
+		t.Errorf("body keeps the earlier run's text or repeats its section:\n%s", got.Body)
+	}
+}
+
+// TestGitHub_draft_refused_opens_ready: where drafts are not supported GitHub answers 422, and
+// the client opens the pull request ready for review once, saying so.
+func TestGitHub_draft_refused_opens_ready(t *testing.T) {
+	t.Parallel()
+	gh, c := newClient(t)
+	gh.RefuseDrafts()
+	pr, created, err := c.UpsertPR(t.Context(), prSpec("title", "body"))
+	if err != nil || !created || !pr.DraftRefused {
+		t.Fatalf("UpsertPR = %+v, created %v, err %v; want it created, the draft refused", pr, created, err)
+	}
+	if prs := gh.PRs(); len(prs) != 1 || prs[0].Draft {
+		t.Errorf("pull requests = %+v, want one, ready for review", prs)
+	}
+	if got, want := gh.Calls("POST", pullsPath), 2; got != want {
+		t.Errorf("POST pulls: %d calls, want %d", got, want)
+	}
+}
+
+// TestGitHub_actions_may_not_create_prs: with the repository's "Allow GitHub Actions to create
+// and approve pull requests" off, GitHub answers 403, and the error names that setting.
+func TestGitHub_actions_may_not_create_prs(t *testing.T) {
+	t.Parallel()
+	gh, c := newClient(t)
+	gh.RefuseActionsPRs()
+	_, _, err := c.UpsertPR(t.Context(), prSpec("title", "body"))
+	for _, want := range []string{"403 GitHub Actions is not permitted to create or approve pull requests", "Workflow permissions", "Allow GitHub Actions to create and approve pull requests"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("UpsertPR error = %v, want it to contain %q", err, want)
+		}
+	}
+	if got, want := gh.Calls("POST", pullsPath), 1; got != want {
+		t.Errorf("POST pulls: %d calls, want %d: a 403 that is no rate limit is not retried", got, want)
+	}
+}
+
+// TestGitHub_head_not_yet_seen_is_retried: right after the push GitHub may not know the head
+// branch yet and answers 422 on head; the creation is tried again a few seconds later.
+func TestGitHub_head_not_yet_seen_is_retried(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		times   int
+		created bool
+		waits   int
+	}{
+		{"seen_soon", 2, true, 2},
+		{"never_seen", 10, false, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			gh := testkit.NewGitHub(t, ghToken, "octo/repo")
+			c, waits := recordingClient(t, gh)
+			gh.HeadNotYetSeenNext(tt.times)
+			_, created, err := c.UpsertPR(t.Context(), prSpec("title", "body"))
+			if created != tt.created || (err == nil) != tt.created {
+				t.Fatalf("UpsertPR: created %v, err %v; want created %v", created, err, tt.created)
+			}
+			if !tt.created && !strings.Contains(err.Error(), "PullRequest head invalid") {
+				t.Errorf("error %q does not say GitHub refused the head", err)
+			}
+			if len(*waits) != tt.waits || (*waits)[0] < time.Second {
+				t.Errorf("waits = %v, want %d of at least a second", *waits, tt.waits)
+			}
+		})
+	}
+}
+
+// TestGitHub_too_many_requests_waits_a_minute: a 429 that says nothing of when to come back
+// is retried only after a minute, as GitHub asks.
+func TestGitHub_too_many_requests_waits_a_minute(t *testing.T) {
+	t.Parallel()
+	gh := testkit.NewGitHub(t, ghToken, "octo/repo")
+	c, waits := recordingClient(t, gh)
+	gh.SetPermission("alice", "write")
+	gh.TooManyRequestsNext("GET", permPath, 1)
+	if got, err := c.Permission(t.Context(), "octo", "repo", "alice"); err != nil || got != "write" {
+		t.Fatalf("Permission = %q, %v", got, err)
+	}
+	if len(*waits) != 1 || (*waits)[0] < time.Minute {
+		t.Errorf("waits = %v, want one of at least a minute", *waits)
 	}
 }
 
@@ -273,7 +401,10 @@ func TestGitHub_permission(t *testing.T) {
 			}
 		})
 	}
-	if got, want := gh.Calls("GET", permPath), len(roles)+1; got != want {
+	if got, err := c.Permission(t.Context(), "octo", "repo", "some-app[bot]"); err != nil || got != "none" {
+		t.Errorf("Permission of an App's bot = %q, %v; want none: an App is never a collaborator", got, err)
+	}
+	if got, want := gh.Calls("GET", permPath), len(roles)+2; got != want {
 		t.Errorf("GET permission: %d calls, want %d", got, want)
 	}
 }

@@ -1,7 +1,12 @@
 package workspace_test
 
 import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,5 +228,75 @@ func TestPrune_deletes_only_unregistered_unlocked_dirs(t *testing.T) {
 	}
 	if !exists(live.Dir) {
 		t.Error("registered worktree was deleted")
+	}
+}
+
+// TestBranch_failed_fetch_stops_the_run: when origin cannot be read, the run cannot tell a
+// branch that is not on origin from one it failed to fetch; starting it afresh from HEAD would
+// make a second history that the push must refuse. Prepare fails naming the branch and origin,
+// and leaves no worktree, branch or lock behind, whether the fetch is git's own or the caller's.
+func TestBranch_failed_fetch_stops_the_run(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		setup func(f *fixture, o *workspace.Options)
+	}{
+		{"origin_unreachable", func(f *fixture, o *workspace.Options) {
+			f.git(f.dir, "remote", "set-url", "origin", filepath.Join(t.TempDir(), "gone.git"))
+		}},
+		{"callers_fetch_fails", func(f *fixture, o *workspace.Options) {
+			o.Fetch = func(context.Context, string) (bool, error) {
+				return false, errors.New("fetch pushed from origin: authentication failed")
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			o := f.branchOpts("pushed")
+			tt.setup(f, &o)
+			before := f.branches()
+			exclude := filepath.Join(f.dir, ".git", "info", "exclude")
+			excludeBefore, _ := os.ReadFile(exclude)
+			_, err := workspace.Prepare(t.Context(), f.env, o)
+			if err == nil || !strings.Contains(err.Error(), "could not read branch pushed on origin") {
+				t.Fatalf("Prepare err = %v, want it to say the branch could not be read on origin", err)
+			}
+			if got := f.branches(); !slices.Equal(got, before) {
+				t.Errorf("branches = %v, want %v: nothing created", got, before)
+			}
+			if got := f.worktrees(); len(got) != 1 {
+				t.Errorf("worktrees = %v, want the checkout only", got)
+			}
+			if got, _ := os.ReadFile(exclude); string(got) != string(excludeBefore) {
+				t.Errorf("info/exclude = %q, want it as it was: %q", got, excludeBefore)
+			}
+			if _, err := os.Lstat(filepath.Join(f.dir, ".sandcastle")); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf(".sandcastle was left behind (%v)", err)
+			}
+			if _, err := workspace.Prepare(t.Context(), f.env, f.opts(workspace.Head)); err != nil {
+				t.Errorf("a lock or worktree was left behind: %v", err)
+			}
+		})
+	}
+}
+
+// TestBranch_not_on_origin_is_quiet: a branch origin does not have yet, or a repository
+// without origin, is the ordinary first run: nothing about fetching is logged.
+func TestBranch_not_on_origin_is_quiet(t *testing.T) {
+	t.Parallel()
+	for _, noOrigin := range []bool{false, true} {
+		f := newFixture(t)
+		if noOrigin {
+			f.git(f.dir, "remote", "remove", "origin")
+		}
+		w := f.prepare(f.branchOpts("feature"))
+		if got := f.git(w.Dir, "rev-parse", "HEAD"); got != f.git(f.dir, "rev-parse", "main") {
+			t.Errorf("no origin %v: new branch at %s, want HEAD", noOrigin, got)
+		}
+		if logs := f.logs.String(); strings.Contains(logs, "fetch") {
+			t.Errorf("no origin %v: a fetch was logged:\n%s", noOrigin, logs)
+		}
 	}
 }

@@ -6,9 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
@@ -37,10 +40,12 @@ type Options struct {
 	// GitConfig holds key=value pairs for every git command, e.g. safe.directory when the
 	// repository belongs to another user, as in a container Action.
 	GitConfig []string
-	// Fetch updates refs/remotes/origin/<branch> from the remote; nil means git fetch origin
-	// with the repository's own setup (see fetchOrigin). The Action passes one that
-	// authenticates with its token without the repository's configuration taking part.
-	Fetch func(ctx context.Context, branch string) error
+	// Fetch updates refs/remotes/origin/<branch> from the remote and reports whether the
+	// remote has the branch; nil means git fetch origin with the repository's own setup (see
+	// fetchOrigin). The Action passes one that authenticates with its token without the
+	// repository's configuration taking part. A branch the remote lacks is (false, nil); an
+	// error means the remote could not be read, and stops Prepare.
+	Fetch func(ctx context.Context, branch string) (found bool, err error)
 	Log   *slog.Logger     // nil: discard
 	Now   func() time.Time // nil: time.Now
 }
@@ -57,7 +62,7 @@ type Workspace struct {
 	wt   git.Repo // git in Dir
 	log  *slog.Logger
 
-	fetchRemote func(ctx context.Context, branch string) error
+	fetchRemote func(ctx context.Context, branch string) (bool, error)
 	start       string // merge-to-head: the commit the temporary branch started from
 
 	createdWorktree bool
@@ -77,7 +82,7 @@ type Outcome struct {
 	Merged        bool   // merge-to-head: the agent's commits are now on Target
 }
 
-// Per-step deadlines. Creation includes a network fetch, whose own failure is never fatal.
+// Per-step deadlines. Creation includes a network fetch.
 const (
 	createTimeout  = 60 * time.Second
 	fetchTimeout   = 30 * time.Second
@@ -117,9 +122,18 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 		fetch = fetchOrigin(host)
 	}
 	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, fetchRemote: fetch, log: log}
-	if err := excludeManaged(gctx, host); err != nil {
+	// What Prepare adds to the repository outside a worktree goes again when it fails.
+	madeDirs := missingDirs(filepath.Join(top, ".sandcastle"), managedRoot(top), lockDir(top))
+	unexclude, err := excludeManaged(gctx, host)
+	if err != nil {
 		log.Warn("could not hide .sandcastle directories from git status", "err", err)
 	}
+	defer func() {
+		if err != nil {
+			unexclude()
+			removeEmpty(madeDirs)
+		}
+	}()
 
 	switch o.Strategy {
 	case Head:
@@ -165,11 +179,24 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 }
 
 // fetchOrigin returns the default Options.Fetch: git fetch from origin in the host repository,
-// as the user configured it.
-func fetchOrigin(host git.Repo) func(ctx context.Context, branch string) error {
-	return func(ctx context.Context, branch string) error {
-		_, err := host.Run(ctx, "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+branch+":refs/remotes/origin/"+branch)
-		return err
+// as the user configured it. A repository without origin, or an origin without the branch, has
+// nothing to follow.
+func fetchOrigin(host git.Repo) func(ctx context.Context, branch string) (bool, error) {
+	return func(ctx context.Context, branch string) (bool, error) {
+		if _, ok, err := host.ConfigValue(ctx, "remote.origin.url"); err != nil || !ok {
+			return false, err
+		}
+		ref := "refs/heads/" + branch
+		out, err := host.Run(ctx, "ls-remote", "origin", ref)
+		if err != nil {
+			return false, fmt.Errorf("%w; check that origin is reachable and that your git credentials may read it", err)
+		}
+		// ls-remote matches the end of every ref name: only the exact ref counts.
+		if !slices.ContainsFunc(strings.Split(out, "\n"), func(l string) bool { return strings.HasSuffix(l, "\t"+ref) }) {
+			return false, nil
+		}
+		_, err = host.Run(ctx, "fetch", "--quiet", "--no-tags", "origin", "+"+ref+":refs/remotes/origin/"+branch)
+		return err == nil, err
 	}
 }
 
@@ -277,6 +304,24 @@ func randomHex() (string, error) {
 func managedRoot(top string) string { return filepath.Join(top, ".sandcastle", "worktrees") }
 
 func lockDir(top string) string { return filepath.Join(top, ".sandcastle", "locks") }
+
+// missingDirs returns those of dirs that do not exist yet, parents first.
+func missingDirs(dirs ...string) []string {
+	var missing []string
+	for _, d := range dirs {
+		if _, err := os.Lstat(d); errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, d)
+		}
+	}
+	return missing
+}
+
+// removeEmpty removes the directories that are empty, children first.
+func removeEmpty(dirs []string) {
+	for _, d := range slices.Backward(dirs) {
+		os.Remove(d) // only ever an empty one
+	}
+}
 
 // cleanupContext is for steps that must run even when the run was cancelled.
 func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {

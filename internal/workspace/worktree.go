@@ -71,7 +71,10 @@ func (w *Workspace) checkoutBranch(ctx context.Context, top string) error {
 	if err := w.acquire(top, path); err != nil {
 		return err
 	}
-	remote := w.fetch(ctx, branch)
+	remote, err := w.fetch(ctx, branch)
+	if err != nil {
+		return err
+	}
 	exists, err := w.host.BranchExists(ctx, branch)
 	if err != nil {
 		return fmt.Errorf("workspace: look up branch %s: %w", branch, err)
@@ -117,7 +120,11 @@ func (w *Workspace) reuse(ctx context.Context, top string, t git.Worktree) error
 		w.log.Info("reusing worktree; HEAD is not on the branch, skipping origin refresh", "path", t.Path, "branch", branch)
 		return nil
 	}
-	if !w.fetch(ctx, branch) {
+	remote, err := w.fetch(ctx, branch)
+	if err != nil {
+		return err
+	}
+	if !remote {
 		w.log.Info("reusing worktree as it is", "path", t.Path, "branch", branch)
 		return nil
 	}
@@ -147,16 +154,18 @@ func (w *Workspace) add(ctx context.Context, path string, args ...string) error 
 	return nil
 }
 
-// fetch updates origin/<branch> and reports whether it now reflects the remote. It is never
-// fatal: no origin, no network or no such remote branch just mean there is nothing to follow.
-func (w *Workspace) fetch(ctx context.Context, branch string) bool {
+// fetch updates origin/<branch> and reports whether origin has the branch. A branch that is not
+// on origin, or no origin at all, just means there is nothing to follow. A failed fetch is an
+// error: going on without origin's copy would start the branch afresh, or continue a stale one,
+// and the push at the end would be refused or go to a recovery branch.
+func (w *Workspace) fetch(ctx context.Context, branch string) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
-	if err := w.fetchRemote(ctx, branch); err != nil {
-		w.log.Info("could not fetch branch from origin", "branch", branch, "err", err)
-		return false
+	found, err := w.fetchRemote(ctx, branch)
+	if err != nil {
+		return false, fmt.Errorf("workspace: could not read branch %s on origin, so the run cannot tell whether to continue it: %w", branch, err)
 	}
-	return true
+	return found, nil
 }
 
 // fastForward moves the clean worktree's branch to origin/<branch> when that is a fast-forward,
@@ -248,16 +257,19 @@ func under(path, root string) bool {
 
 // excludeManaged lists the directories we create inside the host repository in its
 // info/exclude, once, which keeps them out of git status without adding a file to the user's
-// tree.
-func excludeManaged(ctx context.Context, host git.Repo) error {
+// tree. undo puts the file back as it was, for a Prepare that fails; it leaves a file someone
+// else changed since alone.
+func excludeManaged(ctx context.Context, host git.Repo) (undo func(), err error) {
+	undo = func() {}
 	common, err := host.CommonDir(ctx)
 	if err != nil {
-		return err
+		return undo, err
 	}
 	path := filepath.Join(common, "info", "exclude")
 	data, err := os.ReadFile(path)
+	existed := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return undo, err
 	}
 	have := map[string]bool{}
 	for line := range strings.Lines(string(data)) {
@@ -270,13 +282,27 @@ func excludeManaged(ctx context.Context, host git.Repo) error {
 		}
 	}
 	if add.Len() == 0 {
-		return nil
+		return undo, nil
 	}
-	if len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
-		data = append(data, '\n')
+	written := data
+	if len(written) > 0 && !strings.HasSuffix(string(written), "\n") {
+		written = append(written, '\n')
 	}
+	written = append(written, add.String()...)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return undo, err
 	}
-	return os.WriteFile(path, append(data, add.String()...), 0o644)
+	if err := os.WriteFile(path, written, 0o644); err != nil {
+		return undo, err
+	}
+	return func() {
+		if now, err := os.ReadFile(path); err != nil || string(now) != string(written) {
+			return
+		}
+		if existed {
+			os.WriteFile(path, data, 0o644)
+		} else {
+			os.Remove(path)
+		}
+	}, nil
 }
