@@ -483,7 +483,7 @@ func TestRunLongerThanCleanupStillFinishes(t *testing.T) {
 
 	var stdout syncBuffer
 	sys := System{Getenv: a.env.get, Getwd: func() (string, error) { return a.dir, nil }, Stdout: &stdout, Stderr: &stdout}
-	p, err := validate(sys, inputs.FromEnv(a.env.get), a.dir)
+	p, err := validate(t.Context(), sys, inputs.FromEnv(a.env.get), a.dir)
 	if err != nil {
 		t.Fatalf("validate: %v", err)
 	}

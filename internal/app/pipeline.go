@@ -70,25 +70,56 @@ type plan struct {
 // execute runs one configuration and reports it.
 func execute(ctx context.Context, sys System, raw inputs.Raw, workDir string) int {
 	rep := report.New(sys.Stdout, sys.Getenv)
-	p, err := validate(sys, raw, workDir)
-	if err != nil {
-		for _, e := range unjoin(err) {
-			rep.Error(e.Error())
-		}
-		return exitBadInput
+	p, code := preflight(ctx, sys, raw, workDir, rep)
+	if p == nil {
+		return code
 	}
-	for _, s := range p.env.secrets {
-		rep.Mask(s)
-	}
-	rep.Mask(p.gh.token)
 	return p.run(ctx, rep)
 }
 
+// preflight validates a configuration and masks its secrets; on failure it reports why and
+// returns the exit code.
+//
+// Validation runs on its own goroutine so that a signal ends it at once, whatever it waits
+// on (git reading a configuration include, a file on a stuck mount): it creates nothing, so
+// there is nothing to clean up, and the process is about to exit.
+func preflight(ctx context.Context, sys System, raw inputs.Raw, workDir string, rep *report.Reporter) (*plan, int) {
+	type result struct {
+		p   *plan
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p, err := validate(ctx, sys, raw, workDir)
+		done <- result{p, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+	}
+	if ctx.Err() != nil {
+		rep.Error(fmt.Sprintf("cancelled while checking the inputs (%v); nothing was started", context.Cause(ctx)))
+		return nil, exitFailed
+	}
+	if r.err != nil {
+		for _, e := range unjoin(r.err) {
+			rep.Error(e.Error())
+		}
+		return nil, exitBadInput
+	}
+	for _, s := range r.p.env.secrets {
+		rep.Mask(s)
+	}
+	rep.Mask(r.p.gh.token)
+	return r.p, exitOK
+}
+
 // validate checks everything that can be checked before anything is created on disk.
-func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
+func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	cfg, err := inputs.Load(raw, inputs.Env{
 		WorkDir:   workDir,
-		ReadFile:  os.ReadFile,
+		ReadFile:  readRegular,
 		Stat:      os.Stat,
 		Agents:    agentInfos(),
 		Sandboxes: sandboxes,
@@ -186,7 +217,7 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 		}
 	}
 	if p.gh.actions {
-		if err := p.checkNoPersistedToken(); err != nil {
+		if err := p.checkNoPersistedToken(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -196,8 +227,8 @@ func validate(sys System, raw inputs.Raw, workDir string) (*plan, error) {
 // checkNoPersistedToken refuses a checkout that keeps a token in .git/config, as
 // actions/checkout does unless told otherwise: the agent works in that repository and could
 // read it there.
-func (p *plan) checkNoPersistedToken() error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+func (p *plan) checkNoPersistedToken(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	g := p.hostGit(p.cfg.WorkingDirectory)
 	out, err := g.Run(ctx, "config", "--local", "--includes", "--name-only", "--get-regexp", `^http\..*\.extraheader$`)
