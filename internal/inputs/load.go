@@ -333,9 +333,6 @@ func (l *loader) prompt(c *Config) {
 		l.problem(InputPrompt, "no prompt given; set prompt (inline text) or prompt-file (a template file)")
 	case hasInline:
 		c.Prompt = inline
-		if hasArgs {
-			l.problem(InputPromptArgs, "cannot be used with an inline prompt, which is sent verbatim; put the prompt in a file and use prompt-file")
-		}
 	case file == "":
 		// single reported why the path is unusable.
 	default:
@@ -350,12 +347,18 @@ func (l *loader) prompt(c *Config) {
 			c.Prompt = string(data)
 		}
 	}
-	if hasArgs && !hasInline {
+	if hasArgs {
 		args, problems := parsePromptArgs(argsText)
 		for _, p := range problems {
 			l.problem(InputPromptArgs, "%s", p)
 		}
-		c.PromptArgs = args
+		switch {
+		case hasInline && len(args) > 0:
+			// An empty map or only comments is no arguments, which an inline prompt takes.
+			l.problem(InputPromptArgs, "cannot be used with an inline prompt, which is sent verbatim; put the prompt in a file and use prompt-file")
+		case !hasInline:
+			c.PromptArgs = args
+		}
 	}
 }
 
