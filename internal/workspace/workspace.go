@@ -98,51 +98,25 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	now := o.Now
-	if now == nil {
-		now = time.Now
-	}
 	// gctx bounds the git work of creation; pruning and copying have their own budgets.
 	gctx, cancel := context.WithTimeout(ctx, createTimeout)
 	defer cancel()
 
-	// Upstream tracking is never configured: nothing we create should write .git/config, where
-	// parallel runs would also race on config.lock.
-	host := git.New(o.RepoDir, env).WithConfig(o.GitConfig...).
-		WithConfig("branch.autoSetupMerge=false", "push.autoSetupRemote=false")
-	top, err := host.TopLevel(gctx)
+	w, err := locate(gctx, env, o)
 	if err != nil {
-		return nil, fmt.Errorf("workspace: %s is not in a git working tree: %w", o.RepoDir, err)
+		return nil, err
 	}
-	host = host.At(top)
-	target, err := host.CurrentBranch(gctx)
-	if err != nil {
-		return nil, fmt.Errorf("workspace: read current branch of %s: %w", top, err)
+	host, top := w.host, w.Dir
+	w.log = log
+	w.fetchRemote = o.Fetch
+	if w.fetchRemote == nil {
+		w.fetchRemote = fetchOrigin(host)
 	}
-	fetch := o.Fetch
-	if fetch == nil {
-		fetch = fetchOrigin(host)
-	}
-	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, fetchRemote: fetch, log: log}
 	if err := excludeManaged(gctx, host); err != nil {
 		log.Warn("could not hide .sandcastle directories from git status", "err", err)
 	}
-
-	switch o.Strategy {
-	case Head:
-		w.Dir, w.Source, w.wt = top, target, host
+	if o.Strategy == Head {
 		return w, nil
-	case MergeToHead:
-		if target == "" {
-			return nil, fmt.Errorf("workspace: branch-strategy merge-to-head needs the host checkout on a branch to merge into, but HEAD in %s is detached; check out a branch, or use branch-strategy branch with a branch name", top)
-		}
-		suffix, err := randomHex()
-		if err != nil {
-			return nil, err
-		}
-		w.Source = tempBranch(o.Name, now(), suffix)
-	case Branch:
-		w.Source = o.Branch
 	}
 	w.Worktree = true
 
@@ -166,6 +140,64 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 		if err := copyPaths(cctx, top, w.Dir, o.CopyToWorktree, log); err != nil {
 			return nil, fmt.Errorf("workspace: %w", err)
 		}
+	}
+	return w, nil
+}
+
+// Preview is the workspace Prepare would make for o, made without touching anything: no
+// worktree, branch, lock, fetch or .git/info/exclude line. Dir is the host checkout's top level
+// whatever the strategy, and Source the branch the agent would work on (for merge-to-head a
+// temporary branch name like the one Prepare would pick). Only its fields are of use: the
+// branch it names may not exist, and there is nothing to finish.
+func Preview(ctx context.Context, env []string, o Options) (*Workspace, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	w, err := locate(ctx, env, o)
+	if err != nil {
+		return nil, err
+	}
+	w.log = slog.New(slog.DiscardHandler)
+	return w, nil
+}
+
+// locate finds the host repository and the branches of o: Dir is its top level, Source the
+// branch the agent works on and Target the one checked out.
+func locate(ctx context.Context, env []string, o Options) (*Workspace, error) {
+	// Upstream tracking is never configured: nothing we create should write .git/config, where
+	// parallel runs would also race on config.lock.
+	host := git.New(o.RepoDir, env).WithConfig(o.GitConfig...).
+		WithConfig("branch.autoSetupMerge=false", "push.autoSetupRemote=false")
+	top, err := host.TopLevel(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %s is not in a git working tree: %w", o.RepoDir, err)
+	}
+	host = host.At(top)
+	target, err := host.CurrentBranch(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: read current branch of %s: %w", top, err)
+	}
+	w := &Workspace{Dir: top, Target: target, Strategy: o.Strategy, host: host, wt: host}
+	switch o.Strategy {
+	case Head:
+		w.Source = target
+	case MergeToHead:
+		if target == "" {
+			return nil, fmt.Errorf("workspace: branch-strategy merge-to-head needs the host checkout on a branch to merge into, but HEAD in %s is detached; check out a branch, or use branch-strategy branch with a branch name", top)
+		}
+		suffix, err := randomHex()
+		if err != nil {
+			return nil, err
+		}
+		now := time.Now()
+		if o.Now != nil {
+			now = o.Now()
+		}
+		w.Source = tempBranch(o.Name, now, suffix)
+	case Branch:
+		w.Source = o.Branch
 	}
 	return w, nil
 }
