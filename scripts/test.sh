@@ -19,3 +19,9 @@ scripts/provision-docker.sh
 test -z "$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 go vet ./...
 go test -count=1 -timeout 30m ./... "$@"
+
+# Fuzz where text of strangers meets a shell, a little further than the seeds above go: prompt
+# values in !`command` blocks through real sh and bash, and the template split.
+for target in FuzzCommandValues FuzzTemplate; do
+	go test -run '^$' -fuzz "^${target}\$" -fuzztime "${FUZZTIME:-10s}" ./internal/prompt/
+done
