@@ -11,7 +11,7 @@ import (
 )
 
 // unchanged fails when dir is not as before: branches, worktrees, status, HEAD, the
-// .git/info/exclude file and the absence of .sandcastle/.
+// .git/info/exclude file and the absence of .sandcastle/; and when inv started the agent.
 type unchanged struct {
 	state   repoState
 	exclude string
@@ -22,8 +22,11 @@ func snapshot(t *testing.T, e env, dir string) unchanged {
 	return unchanged{state: stateOf(t, e, dir), exclude: readExclude(t, dir)}
 }
 
-func (u unchanged) check(t *testing.T, e env, dir string) {
+func (u unchanged) check(t *testing.T, e env, dir string, inv invocation) {
 	t.Helper()
+	if strings.Contains(inv.output(), "this claude must not run") {
+		t.Error("the agent was started")
+	}
 	if after := stateOf(t, e, dir); after != u.state {
 		t.Errorf("the repository changed:\nbefore %+v\nafter  %+v", u.state, after)
 	}
@@ -121,10 +124,7 @@ func TestBadPromptFiles(t *testing.T) {
 					t.Errorf("output does not mention %s:\n%s", w, inv.output())
 				}
 			}
-			if strings.Contains(inv.output(), "this claude must not run") {
-				t.Error("the agent was started")
-			}
-			before.check(t, e, dir)
+			before.check(t, e, dir, inv)
 		})
 	}
 }
@@ -155,5 +155,5 @@ func TestSignalDuringValidation(t *testing.T) {
 		t.Errorf("exit %d, want %d saying the run was cancelled; output:\n%s", inv.code, exitFailed, inv.output())
 	}
 	writeFile(t, config, plain)
-	before.check(t, e, dir)
+	before.check(t, e, dir, inv)
 }

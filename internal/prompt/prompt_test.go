@@ -209,20 +209,19 @@ func TestParseCommands(t *testing.T) {
 	}
 }
 
-// syntaxErrors returns the *SyntaxError problems of err, failing unless there are any and
-// every part is one.
-func syntaxErrors(t *testing.T, err error) []*SyntaxError {
+// parts returns the errors joined in err, failing unless there are any and each is an E.
+func parts[E error](t *testing.T, err error) []E {
 	t.Helper()
 	if err == nil {
-		t.Fatal("Parse succeeded, want syntax errors")
+		t.Fatal("no error, want some")
 	}
-	var out []*SyntaxError
+	var out []E
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var se *SyntaxError
-		if !errors.As(e, &se) {
-			t.Fatalf("%v is not a *SyntaxError", e)
+		var target E
+		if !errors.As(e, &target) {
+			t.Fatalf("%v is not a %T", e, target)
 		}
-		out = append(out, se)
+		out = append(out, target)
 	}
 	return out
 }
@@ -248,7 +247,7 @@ func TestParseUnclosed(t *testing.T) {
 				t.Errorf("Parse returned a template with the error")
 			}
 			var got [][2]int
-			for _, se := range syntaxErrors(t, err) {
+			for _, se := range parts[*SyntaxError](t, err) {
 				got = append(got, [2]int{se.Line, se.Column})
 				if !strings.Contains(se.Msg, "not closed on its line") {
 					t.Errorf("message %q does not say the command is not closed on its line", se.Msg)
@@ -351,7 +350,7 @@ func TestCommandRefusedPositions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse("Intro.\nCount: !`" + tt.body + "`\n")
-			problems := syntaxErrors(t, err)
+			problems := parts[*SyntaxError](t, err)
 			if len(problems) != 1 {
 				t.Fatalf("problems = %v, want one", err)
 			}
@@ -376,14 +375,7 @@ func TestRenderValueErrors(t *testing.T) {
 	}
 	big := strings.Repeat("x", MaxCommandValue+1)
 	_, err = tmpl.Render(map[string]string{"T": "a\x00" + big, "A": "x\x00y", "B": big})
-	var ves []*ValueError
-	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var ve *ValueError
-		if !errors.As(e, &ve) {
-			t.Fatalf("%v is not a *ValueError", e)
-		}
-		ves = append(ves, ve)
-	}
+	ves := parts[*ValueError](t, err)
 	if len(ves) != 2 || ves[0].Key != "A" || !ves[0].NUL || ves[1].Key != "B" || ves[1].NUL || ves[1].Size != len(big) || ves[0].Line != 2 {
 		t.Fatalf("errors = %v, want A (NUL) and B (too long), both on line 2", err)
 	}

@@ -242,23 +242,27 @@ func (s *scanner) word(w *construct, text string, sep bool) {
 	}
 }
 
+// expansions are what a "$" may open, longest first.
+var expansions = []struct {
+	kind        constructKind
+	open, close string
+}{
+	{evaluated, "$((", "))"},
+	{words, "$(", ")"},
+	{evaluated, "${", "}"},
+	{evaluated, "$[", "]"},
+}
+
 // dollar handles a "$" at the start of rest, in words (inWords) or inside double quotes, and
 // returns how many bytes it takes.
 func (s *scanner) dollar(rest string, inWords bool) int {
-	switch {
-	case strings.HasPrefix(rest, "$(("):
-		s.push(evaluated, "$((", "))")
-		return 3
-	case strings.HasPrefix(rest, "$("):
-		s.push(words, "$(", ")")
-		return 2
-	case strings.HasPrefix(rest, "${"):
-		s.push(evaluated, "${", "}")
-		return 2
-	case strings.HasPrefix(rest, "$["):
-		s.push(evaluated, "$[", "]")
-		return 2
-	case inWords && strings.HasPrefix(rest, "$'"):
+	for _, e := range expansions {
+		if strings.HasPrefix(rest, e.open) {
+			s.push(e.kind, e.open, e.close)
+			return len(e.open)
+		}
+	}
+	if inWords && strings.HasPrefix(rest, "$'") {
 		s.ansi = true
 		s.push(squoted, "$'", "'")
 		return 2

@@ -36,12 +36,18 @@ func runnerCommands(out string) []string {
 
 func fixedClock() time.Time { return time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC) }
 
-func TestLogFileAndConsole(t *testing.T) {
-	var file, console bytes.Buffer
+// secretLog is a Log on the fixed clock that masks sk-secret, with its file and console.
+func secretLog(actions bool) (l *Log, file, console *bytes.Buffer) {
+	file, console = &bytes.Buffer{}, &bytes.Buffer{}
 	red := &Redactor{}
 	red.Add("sk-secret")
-	l := NewLog(&file, &console, red, false)
+	l = NewLog(file, console, red, actions)
 	l.now = fixedClock
+	return l, file, console
+}
+
+func TestLogFileAndConsole(t *testing.T) {
+	l, file, console := secretLog(false)
 	l.Status("iteration %d started with key %s", 1, "sk-secret")
 	l.BeginAgent()
 	l.AgentText("Looking at ")
@@ -232,11 +238,7 @@ func TestLogConcurrentWriters(t *testing.T) {
 // TestLogPrompt: the prompt goes to the file and the console whole, redacted, and in Actions
 // fenced, so an issue that reads like a workflow command stays text.
 func TestLogPrompt(t *testing.T) {
-	var file, console bytes.Buffer
-	red := &Redactor{}
-	red.Add("sk-secret")
-	l := NewLog(&file, &console, red, true)
-	l.now = fixedClock
+	l, file, console := secretLog(true)
 	l.Prompt(2, "Fix it.\n::set-env name=X::1\nkey: sk-secret\n")
 
 	wantFile := "2026-01-02T15:04:05Z Prompt of iteration 2 (43 bytes):\n" +
