@@ -26,6 +26,7 @@ func TestLoad_textFiles(t *testing.T) {
 		{"env_file_pipe", with(InputEnvFile, "env"), map[string]string{"env|": ""}, InputEnvFile, "/repo/env is a named pipe, not a regular file"},
 		{"env_file_nul", with(InputEnvFile, "env"), map[string]string{"env": "A=1\nB=\x00"}, InputEnvFile, "/repo/env holds a NUL byte at offset 6"},
 		{"schema_file_pipe", schema("s.json"), map[string]string{"s.json|": ""}, InputOutputSchema, "/repo/s.json is a named pipe, not a regular file"},
+		{"dockerfile_pipe", Raw{InputPrompt: "p", InputDockerfile: "Dockerfile", InputBuildImage: "always"}, map[string]string{"Dockerfile|": ""}, InputDockerfile, "/repo/Dockerfile is not a regular file"},
 		{"schema_file_not_utf8", schema("s.json"), map[string]string{"s.json": `{"a":"` + "\xc3" + `"}`}, InputOutputSchema, "is not UTF-8 text: byte 0xc3 at offset 6"},
 	}
 	for _, tt := range tests {
