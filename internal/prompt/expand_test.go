@@ -106,7 +106,7 @@ func TestExpand(t *testing.T) {
 			for _, c := range r.calls {
 				run := c.Shell
 				for _, k := range slices.Sorted(maps.Keys(c.Env)) {
-					run += " " + strings.TrimPrefix(k, VarPrefix) + "=" + c.Env[k]
+					run += " " + strings.TrimPrefix(k, varPrefix) + "=" + c.Env[k]
 				}
 				runs = append(runs, run)
 			}

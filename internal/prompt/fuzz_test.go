@@ -80,7 +80,7 @@ func FuzzTemplate(f *testing.F) {
 				t.Fatalf("the shell text depends on the values: %q and %q", c.Shell, other.Commands()[i].Shell)
 			}
 			for name, v := range c.Env {
-				if v != values[strings.TrimPrefix(name, VarPrefix)] {
+				if v != values[strings.TrimPrefix(name, varPrefix)] {
 					t.Fatalf("Env[%s] = %q, want the value intact", name, v)
 				}
 			}
@@ -188,7 +188,7 @@ func FuzzCommandValues(f *testing.F) {
 		p, err := tmpl.Render(values)
 		refused := false
 		for _, k := range tmpl.Keys() {
-			refused = refused || strings.Contains(values[k], "\x00") || len(values[k]) > MaxCommandValue
+			refused = refused || strings.Contains(values[k], "\x00") || len(values[k]) > maxCommandValue
 		}
 		if refused {
 			var ve *ValueError

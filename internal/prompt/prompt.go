@@ -13,13 +13,13 @@ import (
 // placeholderRE is a {{KEY}} placeholder; anything else in braces stays literal text.
 var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
 
-// VarPrefix starts the name of the environment variable that carries a placeholder's value to
+// varPrefix starts the name of the environment variable that carries a placeholder's value to
 // a command: {{ISSUE_TITLE}} is ${SANDCASTLE_ARG_ISSUE_TITLE}.
-const VarPrefix = "SANDCASTLE_ARG_"
+const varPrefix = "SANDCASTLE_ARG_"
 
-// MaxCommandValue is the most bytes a value used in a command may have. Linux takes at most
+// maxCommandValue is the most bytes a value used in a command may have. Linux takes at most
 // 128 KiB for one environment variable or argument; the rest leaves room for its name.
-const MaxCommandValue = 120 << 10
+const maxCommandValue = 120 << 10
 
 // Template is a parsed prompt file: literal text and command blocks, each with its placeholders.
 // It is immutable and safe for concurrent use.
@@ -27,11 +27,12 @@ type Template struct {
 	segments []tsegment
 }
 
-// tsegment is literal text (parts is nil) or a command block.
+// tsegment is literal text or, when command is set, a command block.
 type tsegment struct {
-	text  string // literal text, placeholders and all; a command block's body as written
-	line  int    // where a command block starts
-	parts []part // a command block's shell text and placeholders
+	text    string // literal text, placeholders and all; a command block's body as written
+	command bool
+	line    int    // where a command block starts
+	parts   []part // a command block's shell text and placeholders
 }
 
 // SyntaxError is one thing wrong in a template, where it is.
@@ -90,7 +91,7 @@ func Parse(text string) (*Template, error) {
 		for _, p := range problems {
 			fail(open, fmt.Sprintf("in !`%s`: %s", text[body:end], p))
 		}
-		t.segments = append(t.segments, tsegment{text: text[body:end], line: line, parts: parts})
+		t.segments = append(t.segments, tsegment{text: text[body:end], command: true, line: line, parts: parts})
 		i, last = end+1, end+1
 	}
 	if last < len(text) || len(t.segments) == 0 {
@@ -128,7 +129,7 @@ func (e *MissingKeysError) Error() string {
 type ValueError struct {
 	Key  string
 	Line int  // where the command that uses it starts
-	NUL  bool // the value holds a NUL byte; else it is longer than MaxCommandValue
+	NUL  bool // the value holds a NUL byte; else it is longer than maxCommandValue
 	Size int
 }
 
@@ -136,7 +137,7 @@ func (e *ValueError) Error() string {
 	if e.NUL {
 		return fmt.Sprintf("{{%s}} is used in the command on line %d, but its value holds a NUL byte, which no command can be given", e.Key, e.Line)
 	}
-	return fmt.Sprintf("{{%s}} is used in the command on line %d, but its value is %d bytes, more than the %d a command can be given; use it in the prompt text instead", e.Key, e.Line, e.Size, MaxCommandValue)
+	return fmt.Sprintf("{{%s}} is used in the command on line %d, but its value is %d bytes, more than the %d a command can be given; use it in the prompt text instead", e.Key, e.Line, e.Size, maxCommandValue)
 }
 
 // Render fills the placeholders with values. Literal text gets the values as they are; in
@@ -156,7 +157,7 @@ func (t *Template) Render(values map[string]string) (*Prompt, error) {
 	p := &Prompt{}
 	var errs []error
 	for _, s := range t.segments {
-		if s.parts == nil {
+		if !s.command {
 			p.segments = append(p.segments, segment{text: substitute(s.text, values)})
 			continue
 		}
@@ -168,10 +169,10 @@ func (t *Template) Render(values map[string]string) (*Prompt, error) {
 				continue
 			}
 			v := values[part.key]
-			switch name := VarPrefix + part.key; {
+			switch name := varPrefix + part.key; {
 			case strings.IndexByte(v, 0) >= 0:
 				errs = append(errs, &ValueError{Key: part.key, Line: s.line, NUL: true})
-			case len(v) > MaxCommandValue:
+			case len(v) > maxCommandValue:
 				errs = append(errs, &ValueError{Key: part.key, Line: s.line, Size: len(v)})
 			default:
 				shell.WriteString(part.quote.ref(name))
@@ -224,7 +225,7 @@ type Command struct {
 	// Shell is the shell text: Source with each placeholder replaced by a quoted reference to
 	// a variable of Env.
 	Shell string
-	// Env holds the placeholders' values by variable name (VarPrefix + key).
+	// Env holds the placeholders' values by variable name (varPrefix + key).
 	Env map[string]string
 }
 

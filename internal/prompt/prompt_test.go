@@ -373,7 +373,7 @@ func TestRenderValueErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	big := strings.Repeat("x", MaxCommandValue+1)
+	big := strings.Repeat("x", maxCommandValue+1)
 	_, err = tmpl.Render(map[string]string{"T": "a\x00" + big, "A": "x\x00y", "B": big})
 	ves := parts[*ValueError](t, err)
 	if len(ves) != 2 || ves[0].Key != "A" || !ves[0].NUL || ves[1].Key != "B" || ves[1].NUL || ves[1].Size != len(big) || ves[0].Line != 2 {
@@ -387,8 +387,8 @@ func TestRenderValueErrors(t *testing.T) {
 	if !strings.Contains(ves[1].Error(), "122881 bytes") {
 		t.Errorf("%q does not give the size", ves[1].Error())
 	}
-	if _, err := tmpl.Render(map[string]string{"T": "", "A": strings.Repeat("x", MaxCommandValue), "B": ""}); err != nil {
-		t.Errorf("a value of exactly MaxCommandValue bytes: %v", err)
+	if _, err := tmpl.Render(map[string]string{"T": "", "A": strings.Repeat("x", maxCommandValue), "B": ""}); err != nil {
+		t.Errorf("a value of exactly maxCommandValue bytes: %v", err)
 	}
 }
 

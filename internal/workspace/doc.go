@@ -18,5 +18,8 @@
 // worktree under .sandcastle/locks stops two runs from sharing one worktree and stops pruning
 // from deleting a worktree another run is still creating.
 //
+// Preview names the workspace Prepare would make, branches included, without touching the
+// repository at all.
+//
 // All git goes through package git; no config file is ever written.
 package workspace
