@@ -3,6 +3,8 @@ package prompt
 import (
 	"context"
 	"errors"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -520,5 +522,25 @@ func TestFill(t *testing.T) {
 	var mk *MissingKeysError
 	if !errors.As(err, &mk) || !slices.Equal(mk.Keys, []string{"ISSUE_TITEL", "X"}) {
 		t.Errorf("Fill error = %v, want the missing ISSUE_TITEL and X", err)
+	}
+}
+
+// TestREADMEShellTable: the table in README's Prompt files section shows what sh runs for each
+// command; it must be what Render makes.
+func TestREADMEShellTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `` !`(.+)` `` \\| `(.+)` \\|$")
+	rows := row.FindAllStringSubmatch(string(readme), -1)
+	if len(rows) < 4 {
+		t.Fatalf("README shows %d commands and what sh runs, want the table of at least 4", len(rows))
+	}
+	for _, r := range rows {
+		cmds := render(t, "!`"+r[1]+"`", map[string]string{"ISSUE_NUMBER": "1", "ISSUE_TITLE": "t"}).Commands()
+		if got := cmds[0].Shell; got != r[2] {
+			t.Errorf("README says !`%s` runs\n%s\nbut it runs\n%s", r[1], r[2], got)
+		}
 	}
 }
