@@ -132,6 +132,7 @@ var positions = []struct {
 	{`printf '%s' "{{A}}" >&2; printf '%s' '{{B}}'`, second},
 	{`printf '%s' "${HOME:+}{{A}}" "$(( 1 ))"{{B}}`, func(a, b string) string { return a + "1" + b }},
 	{`printf '%s' \'{{A}} "it's {{B}}" 'say "{{A}}"'`, func(a, b string) string { return "'" + a + "it's " + b + `say "` + a + `"` }},
+	{`sh -c 'printf %s "$1"' sh {{A}}; env X={{B}} sh -c 'printf %s "$X"'`, func(a, b string) string { return a + b }},
 }
 
 func first(a, _ string) string  { return a }

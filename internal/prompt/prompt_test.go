@@ -289,6 +289,9 @@ func TestCommandShell(t *testing.T) {
 		{"assignment_before_a_command", `A={{A}} env; env X={{A}} sh`, `A="` + v + `" env; env X="` + v + `" sh`},
 		{"for_loop_words", `for f in {{A}}; do echo "$f"; done`, `for f in "` + v + `"; do echo "$f"; done`},
 		{"redirection_target", `echo hi > /dev/null {{A}}`, `echo hi > /dev/null "` + v + `"`},
+		{"after_a_shell_script", `sh -c 'printf %s "$1"' sh {{A}}; bash x.sh {{A}}`, `sh -c 'printf %s "$1"' sh "` + v + `"; bash x.sh "` + v + `"`},
+		{"after_a_shell_command_ends", `sh -c 'echo ok'; echo {{A}}`, `sh -c 'echo ok'; echo "` + v + `"`},
+		{"through_env_to_a_shell", `env X={{A}} sh -c 'printf %s "$X"'`, `env X="` + v + `" sh -c 'printf %s "$X"'`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -346,6 +349,14 @@ func TestCommandRefusedPositions(t *testing.T) {
 		{"command_name_after_assignment", `X=1 {{A}}`, "where a command's name goes"},
 		{"command_name_after_case_pattern", `case x in *) {{A}};; esac`, "where a command's name goes"},
 		{"command_name_with_escaped_space", `a\ {{A}}`, "where a command's name goes"},
+		{"shell_script", `sh -c "echo {{A}}"`, "is in the script of sh -c"},
+		{"shell_script_bare", `bash -lc {{A}}`, "is in the script of bash -lc"},
+		{"shell_script_through_env", `env -i X=1 /bin/sh -e -c 'echo {{A}}'`, "is in the script of sh -c"},
+		{"eval", `x=1; eval "echo {{A}}"`, "is an argument of eval"},
+		{"let", `let n={{A}}+1`, "is an argument of let"},
+		{"declare", `declare -i n={{A}}`, "is an argument of declare"},
+		{"source", `. {{A}}`, "is an argument of ."},
+		{"exec_runs_its_argument", `exec {{A}}`, "where a command's name goes"},
 		{"unclosed_double_quote", `echo "{{A}}`, `" is not closed`},
 		{"unclosed_substitution", `echo $(echo {{A}}`, `$( is not closed`},
 	}

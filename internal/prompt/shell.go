@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -45,10 +46,13 @@ type construct struct {
 	kind  constructKind
 	open  string // how it opened, for messages: "$((", "${", ...
 	close string // what ends it: ")", "))", "}", "]", "]]", "\"", "'"
-	// For words: the current word as written so far ("" between words), and whether it is, or
-	// the next word will be, in command position (the program to run).
+	// For words: the current word as written so far ("" between words); whether it is, or the
+	// next word will be, in command position (the program to run); the program of the current
+	// command, once known; and the word before the current one.
 	word    string
 	command bool
+	program string
+	prev    string
 }
 
 type constructKind int
@@ -64,8 +68,17 @@ const (
 var (
 	// commandFollows are the words after which a command still follows.
 	commandFollows = []string{"if", "then", "else", "elif", "while", "until", "do", "!", "{", "time"}
+	// wrappers are programs whose first argument that is not an option is the program they run.
+	wrappers = []string{"env", "exec", "command", "builtin", "nohup"}
+	// interpreters are the shell's builtins that run their arguments as shell or evaluate them
+	// (bash evaluates array subscripts in the names declare and friends are given, and in let).
+	interpreters = []string{"eval", "trap", "alias", ".", "source", "let", "declare", "typeset", "local", "readonly", "export"}
+	// shells run the argument after -c as a script.
+	shells = []string{"sh", "bash", "dash", "ash", "ksh", "mksh", "zsh", "busybox"}
 	// assignmentRE is the start of a word that assigns a variable rather than names a program.
 	assignmentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+	// scriptFlagRE is a shell's option word that takes a script: -c, -ec, -lc, ...
+	scriptFlagRE = regexp.MustCompile(`^-[A-Za-z]*c[A-Za-z]*$`)
 )
 
 // scanner follows the POSIX shell's quoting and nesting through one command block: one line (a
@@ -151,6 +164,11 @@ func (s *scanner) placeholder(at, end int, key string) {
 		s.problem(key, fmt.Sprintf("stands inside %s...%s, where a shell evaluates it as an expression and could run what it holds; use it as an argument of a command instead", e.open, e.close))
 	case s.stack[w].command && !assignmentRE.MatchString(s.stack[w].word):
 		s.problem(key, "stands where a command's name goes, so its value would name the program to run; use it as an argument of a command instead")
+	case slices.Contains(interpreters, s.stack[w].program):
+		s.problem(key, fmt.Sprintf("is an argument of %s, which runs or evaluates its arguments as shell; use it as an argument of another command", s.stack[w].program))
+	case slices.Contains(shells, s.stack[w].program) && scriptFlagRE.MatchString(unquote(s.stack[w].prev)):
+		sh := s.stack[w].program
+		s.problem(key, fmt.Sprintf("is in the script of %s %s, which runs it as shell; pass it after the script instead, as in %s -c 'printf %%s \"$1\"' %s {{%s}}", sh, unquote(s.stack[w].prev), sh, sh, key))
 	case t.kind == dquoted:
 		p.quote = double
 	case t.kind == squoted:
@@ -226,20 +244,39 @@ func (s *scanner) char(i int) int {
 }
 
 // word follows the words of a command through text, which separates words when sep is set:
-// ;, &, | and an unmatched ) (a case pattern's) start a new command; a word other than an
-// assignment or one of commandFollows ends command position.
+// ;, &, | and an unmatched ) (a case pattern's) start a new command.
 func (s *scanner) word(w *construct, text string, sep bool) {
 	if !sep {
 		w.word += text
 		return
 	}
-	if w.word != "" && !slices.Contains(commandFollows, w.word) && !assignmentRE.MatchString(w.word) {
-		w.command = false
+	if w.word != "" {
+		w.endWord()
 	}
-	w.word = ""
 	if strings.ContainsAny(text, ";&|()") {
-		w.command = true
+		w.command, w.program, w.prev = true, "", ""
 	}
+}
+
+// endWord ends the current word. In command position a word other than an assignment or one
+// of commandFollows names the program, and ends command position unless the program is one of
+// wrappers (whose options are skipped).
+func (w *construct) endWord() {
+	word := w.word
+	w.word, w.prev = "", word
+	switch {
+	case !w.command || assignmentRE.MatchString(word) || slices.Contains(commandFollows, word):
+	case slices.Contains(wrappers, w.program) && strings.HasPrefix(word, "-"):
+	default:
+		w.program = path.Base(unquote(word))
+		w.command = slices.Contains(wrappers, w.program)
+	}
+}
+
+// unquote drops the quotes and backslashes of a word as written: how a program name or an
+// option reads once the shell has removed them.
+func unquote(word string) string {
+	return strings.NewReplacer(`"`, "", "'", "", `\`, "").Replace(word)
 }
 
 // expansions are what a "$" may open, longest first.
