@@ -22,5 +22,11 @@ scripts/provision-docker.sh
 test -z "$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 go vet ./...
 go test -count=1 -timeout 30m ./... "$@"
-# Fuzz tests behind a security promise get a short run beyond their seeds.
-go test -run '^$' -fuzz '^FuzzBadLinesHideSecrets$' -fuzztime 10s ./internal/inputs
+
+# Fuzz tests behind a security promise get a short run beyond their seeds: bad env-file lines
+# that must not show their secrets, prompt values in !`command` blocks through real sh and bash,
+# and the template split.
+go test -run '^$' -fuzz '^FuzzBadLinesHideSecrets$' -fuzztime "${FUZZTIME:-10s}" ./internal/inputs
+for target in FuzzCommandValues FuzzTemplate; do
+	go test -run '^$' -fuzz "^${target}\$" -fuzztime "${FUZZTIME:-10s}" ./internal/prompt/
+done

@@ -51,9 +51,11 @@ func exitCode(err error) int {
 const usageText = `sandcastle runs an AI coding agent in a loop against a git repository.
 
 Usage:
-  sandcastle run [flags]   run the agent (see "sandcastle run --help" for every flag)
-  sandcastle init          write a starter .sandcastle/ (Dockerfile, prompt) and workflow
-  sandcastle version       print the version
+  sandcastle run [flags]     run the agent (see "sandcastle run --help" for every flag)
+  sandcastle prompt [flags]  print the prompt run would send with the same flags, its commands
+                             run in the sandbox; no agent, branch or worktree
+  sandcastle init            write a starter .sandcastle/ (Dockerfile, prompt) and workflow
+  sandcastle version         print the version
 
 As a GitHub Action (GITHUB_ACTIONS=true and no arguments) it reads its inputs from INPUT_*.
 `
@@ -79,20 +81,26 @@ func Main(ctx context.Context, sys System) int {
 			unknown = inputs.UnknownVariables(sys.Environ())
 		}
 		return execute(ctx, sys, inputs.FromEnv(sys.Getenv), dir, unknown...)
-	case len(args) > 0 && args[0] == "run":
+	case len(args) > 0 && (args[0] == "run" || args[0] == "prompt"):
 		raw, err := inputs.FromFlags(args[1:])
 		if errors.Is(err, flag.ErrHelp) {
+			if args[0] == "prompt" {
+				fmt.Fprint(sys.Stdout, promptUsage)
+			}
 			fmt.Fprint(sys.Stdout, inputs.Usage())
 			return exitOK
 		}
 		if err != nil {
-			fmt.Fprintf(sys.Stderr, "sandcastle run: %v\nRun \"sandcastle run --help\" for the flags.\n", err)
+			fmt.Fprintf(sys.Stderr, "sandcastle %s: %v\nRun \"sandcastle %[1]s --help\" for the flags.\n", args[0], err)
 			return exitCode(err)
 		}
 		dir, err := sys.Getwd()
 		if err != nil {
 			fmt.Fprintf(sys.Stderr, "sandcastle: %v\n", err)
 			return exitFailed
+		}
+		if args[0] == "prompt" {
+			return printPrompt(ctx, sys, raw, dir)
 		}
 		return execute(ctx, sys, raw, dir)
 	case len(args) > 0 && args[0] == "init":

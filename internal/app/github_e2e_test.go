@@ -119,20 +119,25 @@ func labeledIssue(sender, label, body string) map[string]any {
 	}
 }
 
-// checkNoToken fails when the token is anywhere a run could leave it: the repository's config,
-// the job log, the outputs and the job summary.
-func checkNoToken(t *testing.T, a *action, inv invocation) {
-	t.Helper()
+// jobLog is the job log the runner shows for inv: without the mask commands, which it
+// swallows, and which are how secrets are hidden.
+func jobLog(inv invocation) string {
 	var log strings.Builder
 	for line := range strings.Lines(inv.output()) {
-		// The runner swallows the mask command itself; it is how the token is hidden.
 		if !strings.HasPrefix(line, "::add-mask::") {
 			log.WriteString(line)
 		}
 	}
+	return log.String()
+}
+
+// checkNoToken fails when the token is anywhere a run could leave it: the repository's config,
+// the job log, the outputs and the job summary.
+func checkNoToken(t *testing.T, a *action, inv invocation) {
+	t.Helper()
 	places := map[string]string{
 		".git/config": readFile(t, filepath.Join(a.dir, ".git", "config")),
-		"the log":     log.String(),
+		"the log":     jobLog(inv),
 		"the outputs": readFile(t, a.outputs),
 		"the summary": readFile(t, a.summary),
 	}

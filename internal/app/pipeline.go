@@ -51,6 +51,7 @@ func afterRun(ctx context.Context, d time.Duration) (context.Context, context.Ca
 // plan is a validated run, ready to start.
 type plan struct {
 	cfg     inputs.Config
+	tmpl    *prompt.Template // the prompt file, parsed; nil for an inline prompt
 	agent   agent.Provider
 	output  *structured.Spec
 	env     agentEnv
@@ -72,18 +73,49 @@ func execute(ctx context.Context, sys System, raw inputs.Raw, workDir string, wa
 	for _, w := range warnings {
 		rep.Warning(w)
 	}
-	p, err := validate(ctx, sys, raw, workDir)
-	if err != nil {
-		for _, e := range unjoin(err) {
+	p, code := preflight(ctx, sys, raw, workDir, rep)
+	if p == nil {
+		return code
+	}
+	return exitCode(p.run(ctx, rep))
+}
+
+// preflight validates a configuration and masks its secrets; on failure it reports why and
+// returns the exit code.
+//
+// Validation runs on its own goroutine so that a signal ends it at once, whatever it waits
+// on (git reading a configuration include, a file on a stuck mount): it creates nothing, so
+// there is nothing to clean up, and the process is about to exit.
+func preflight(ctx context.Context, sys System, raw inputs.Raw, workDir string, rep *report.Reporter) (*plan, int) {
+	type result struct {
+		p   *plan
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p, err := validate(ctx, sys, raw, workDir)
+		done <- result{p, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+	}
+	if ctx.Err() != nil {
+		rep.Error(fmt.Sprintf("cancelled while checking the inputs (%v); nothing was started", context.Cause(ctx)))
+		return nil, exitFailed
+	}
+	if r.err != nil {
+		for _, e := range unjoin(r.err) {
 			rep.Error(e.Error())
 		}
-		return exitCode(err)
+		return nil, exitCode(r.err)
 	}
-	for _, s := range p.env.secrets {
+	for _, s := range r.p.env.secrets {
 		rep.Mask(s)
 	}
-	rep.Mask(p.gh.token)
-	return exitCode(p.run(ctx, rep))
+	rep.Mask(r.p.gh.token)
+	return r.p, exitOK
 }
 
 // validate checks everything that can be checked before anything is created on disk. Each
@@ -92,7 +124,7 @@ func execute(ctx context.Context, sys System, raw inputs.Raw, workDir string, wa
 func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (*plan, error) {
 	cfg, err := inputs.Load(raw, inputs.Env{
 		WorkDir:   workDir,
-		ReadFile:  os.ReadFile,
+		ReadFile:  readRegular,
 		Stat:      os.Stat,
 		Agents:    agentInfos(),
 		Sandboxes: sandboxes,
@@ -144,12 +176,14 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 		}
 		p.output = spec
 	}
-	// Substitute with stand-in branch names now, so a missing {{KEY}} or output tag fails before
-	// a worktree exists; the real names are filled in once the workspace knows them.
-	if pr, _, err := buildPrompt(cfg, "SOURCE_BRANCH", "TARGET_BRANCH", eventArgs); err != nil {
-		for _, e := range unjoin(err) {
-			errs = append(errs, &inputs.Problem{Input: promptInput(cfg), Message: e.Error()})
-		}
+	// Parse the prompt file once, and render it now with stand-in branch names, so a command
+	// that does not close, a missing {{KEY}}, a value no command can take or a missing output
+	// tag fails before a worktree exists; the real names are filled in once the workspace knows
+	// them.
+	if err := p.parsePrompt(); err != nil {
+		errs = append(errs, err)
+	} else if pr, _, err := p.prompt("SOURCE_BRANCH", "TARGET_BRANCH", eventArgs); err != nil {
+		errs = append(errs, err)
 	} else {
 		if o := cfg.Output; o != nil && !strings.Contains(pr.Text(), "<"+o.Tag+">") {
 			errs = append(errs, &inputs.Problem{Input: inputs.InputOutputTag, Message: fmt.Sprintf("the prompt never mentions <%s>; tell the agent to answer inside <%s>...</%s>", o.Tag, o.Tag, o.Tag)})
@@ -322,19 +356,79 @@ func standIns(keys []string) map[string]string {
 	return vals
 }
 
-// buildPrompt resolves the prompt. The event's arguments (ISSUE_TITLE, ...) are built-ins a
-// prompt-args key of the same name replaces, so a workflow that passes them itself keeps working.
-func buildPrompt(cfg inputs.Config, source, target string, eventArgs map[string]string) (*prompt.Prompt, []string, error) {
-	if cfg.PromptFile == "" {
-		return prompt.Inline(cfg.Prompt), nil, nil
+// parsePrompt parses a prompt file into p.tmpl; each problem names the file and the line.
+func (p *plan) parsePrompt() error {
+	if p.cfg.PromptFile == "" {
+		return nil
 	}
-	builtins := map[string]string{"SOURCE_BRANCH": source, "TARGET_BRANCH": target}
-	for k, v := range eventArgs {
-		if _, given := cfg.PromptArgs[k]; !given {
-			builtins[k] = v
+	tmpl, err := prompt.Parse(p.cfg.Prompt)
+	if err != nil {
+		var errs []error
+		for _, e := range unjoin(err) {
+			errs = append(errs, &inputs.Problem{Input: inputs.InputPromptFile, Message: p.cfg.PromptFile + ": " + e.Error()})
+		}
+		return errors.Join(errs...)
+	}
+	p.tmpl = tmpl
+	return nil
+}
+
+// prompt renders the prompt for the run's branches: an inline prompt as it is, a prompt file
+// with the values of prompt-args, the branches and the event's built-ins (ISSUE_TITLE, ...),
+// which a prompt-args key of the same name replaces, so a workflow that passes them itself
+// keeps working. It warns of each prompt-args key the file does not use.
+func (p *plan) prompt(source, target string, eventArgs map[string]string) (*prompt.Prompt, []string, error) {
+	if p.tmpl == nil {
+		return prompt.Inline(p.cfg.Prompt), nil, nil
+	}
+	values := map[string]string{"SOURCE_BRANCH": source, "TARGET_BRANCH": target}
+	maps.Copy(values, eventArgs)
+	maps.Copy(values, p.cfg.PromptArgs)
+	pr, err := p.tmpl.Render(values)
+	if err != nil {
+		return nil, nil, p.promptProblems(err, values)
+	}
+	used := p.tmpl.Keys()
+	var warnings []string
+	for _, k := range slices.Sorted(maps.Keys(p.cfg.PromptArgs)) {
+		if !slices.Contains(used, k) {
+			warnings = append(warnings, fmt.Sprintf("prompt-args: %q is not used by the prompt", k))
 		}
 	}
-	return prompt.Template(cfg.Prompt, cfg.PromptArgs, builtins)
+	return pr, warnings, nil
+}
+
+// promptFor renders the prompt for the workspace's branches, logging each prompt-args key it
+// does not use.
+func (p *plan) promptFor(ws *workspace.Workspace, log *report.Log) (*prompt.Prompt, error) {
+	pr, warnings, err := p.prompt(ws.Source, ws.Target, p.gh.eventArgs())
+	for _, w := range warnings {
+		log.Warning("%s", w)
+	}
+	return pr, err
+}
+
+// promptProblems words Render's error as input problems: the file's, or prompt-args' when the
+// value came from there.
+func (p *plan) promptProblems(err error, values map[string]string) error {
+	file := p.cfg.PromptFile
+	var mk *prompt.MissingKeysError
+	if errors.As(err, &mk) {
+		return &inputs.Problem{Input: inputs.InputPromptFile, Message: fmt.Sprintf("%s: %v; set %s in prompt-args (values known: %s)",
+			file, mk, plural(len(mk.Keys), "it", "them"), strings.Join(slices.Sorted(maps.Keys(values)), ", "))}
+	}
+	var errs []error
+	for _, e := range unjoin(err) {
+		input := inputs.InputPromptFile
+		var ve *prompt.ValueError
+		if errors.As(e, &ve) {
+			if _, given := p.cfg.PromptArgs[ve.Key]; given {
+				input = inputs.InputPromptArgs
+			}
+		}
+		errs = append(errs, &inputs.Problem{Input: input, Message: file + ": " + e.Error()})
+	}
+	return errors.Join(errs...)
 }
 
 // run prepares the workspace and sandbox, loops the agent, then reports. Whatever happens, the
@@ -551,12 +645,9 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 // loop runs the hooks, starts the sandbox and runs the agent in it.
 func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, log *report.Log, progress func(run.Progress)) (base string, res run.Result, err error) {
 	cfg := p.cfg
-	pr, warnings, err := buildPrompt(cfg, ws.Source, ws.Target, p.gh.eventArgs())
+	pr, err := p.promptFor(ws, log)
 	if err != nil {
 		return "", res, err
-	}
-	for _, w := range warnings {
-		log.Warning("%s", w)
 	}
 	vars, err := p.agentVars(ctx, ws)
 	if err != nil {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -304,11 +306,11 @@ func renderPR(g inputs.GitHubConfig, vals map[string]string, onlySubject string)
 
 // fill substitutes {{KEY}} in text. Commands are never run here: a !`cmd` block stays text.
 func fill(input, text string, vals map[string]string) (string, error) {
-	t, _, err := prompt.Template(text, nil, vals)
+	out, err := prompt.Fill(text, vals)
 	if err != nil {
-		return "", &inputs.Problem{Input: input, Message: err.Error()}
+		return "", &inputs.Problem{Input: input, Message: fmt.Sprintf("%v; use the keys %s", err, strings.Join(slices.Sorted(maps.Keys(vals)), ", "))}
 	}
-	return t.Text(), nil
+	return out, nil
 }
 
 func defaultPRTitle(vals map[string]string, onlySubject string) string {

@@ -136,17 +136,21 @@ func TestMarkerOf(t *testing.T) {
 	}
 }
 
-func TestBuildPromptEventArgsYieldToPromptArgs(t *testing.T) {
-	cfg := inputs.Config{PromptFile: "/p.md", Prompt: "#{{ISSUE_NUMBER}} {{ISSUE_TITLE}} on {{SOURCE_BRANCH}}", PromptArgs: map[string]string{"ISSUE_TITLE": "given"}}
-	pr, warnings, err := buildPrompt(cfg, "work", "main", map[string]string{"ISSUE_NUMBER": "7", "ISSUE_TITLE": "from the event", "ISSUE_BODY": "unused"})
+func TestPromptEventArgsYieldToPromptArgs(t *testing.T) {
+	cfg := inputs.Config{PromptFile: "/p.md", Prompt: "#{{ISSUE_NUMBER}} {{ISSUE_TITLE}} on {{SOURCE_BRANCH}}", PromptArgs: map[string]string{"ISSUE_TITLE": "given", "UNUSED": "x"}}
+	p := &plan{cfg: cfg, gh: &hub{event: &event.Event{Issue: &event.Issue{Number: 7, Title: "from the event", Body: "unused"}}}}
+	if err := p.parsePrompt(); err != nil {
+		t.Fatal(err)
+	}
+	pr, warnings, err := p.prompt("work", "main", p.gh.eventArgs())
 	if err != nil {
-		t.Fatalf("buildPrompt: %v", err)
+		t.Fatalf("prompt: %v", err)
 	}
 	if got, want := pr.Text(), "#7 given on work"; got != want {
 		t.Errorf("prompt = %q, want %q", got, want)
 	}
-	if len(warnings) != 0 {
-		t.Errorf("warnings = %q, want none for unused event arguments", warnings)
+	if want := []string{`prompt-args: "UNUSED" is not used by the prompt`}; !slices.Equal(warnings, want) {
+		t.Errorf("warnings = %q, want %q: none for unused event arguments", warnings, want)
 	}
 }
 

@@ -181,7 +181,7 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 					Stat:    os.Stat,
 					// Every file a workflow names is there (a prompt that asks for the output tag);
 					// the optional env-file is not.
-					ReadFile: func(path string) ([]byte, error) {
+					ReadFile: func(path string, _ int64) ([]byte, error) {
 						if strings.HasSuffix(path, ".env") {
 							return nil, fs.ErrNotExist
 						}

@@ -144,6 +144,9 @@ func (l *loader) buildFiles(dir string, check bool, build BuildPolicy) (dockerfi
 			l.problem(InputDockerfile, "%s; paths are relative to working-directory %s", readError(dockerfile, err), dir)
 		case info.IsDir():
 			l.problem(InputDockerfile, "%s is a directory; give the Dockerfile's path", dockerfile)
+		case !info.Mode().IsRegular():
+			// A named pipe would hang the build's read of it; a device would never end.
+			l.problem(InputDockerfile, "%s is not a regular file; give the Dockerfile's path", dockerfile)
 		}
 	}
 	context = filepath.Dir(dockerfile)

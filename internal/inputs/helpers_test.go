@@ -25,22 +25,34 @@ var testAgents = []AgentInfo{
 }
 
 // testEnv is an Env over an in-memory tree holding /repo; files are keyed relative to /repo,
-// or absolute when they start with /.
+// or absolute when they start with /. A name ending in "|" is a named pipe.
 func testEnv(files map[string]string) Env {
 	fsys := fstest.MapFS{"repo": &fstest.MapFile{Mode: fs.ModeDir | 0o755}}
 	for name, text := range files {
+		f := &fstest.MapFile{Data: []byte(text)}
+		if pipe, ok := strings.CutSuffix(name, "|"); ok {
+			name, f.Mode = pipe, fs.ModeNamedPipe
+		}
 		if abs, ok := strings.CutPrefix(name, "/"); ok {
-			fsys[abs] = &fstest.MapFile{Data: []byte(text)}
+			fsys[abs] = f
 			continue
 		}
-		fsys["repo/"+name] = &fstest.MapFile{Data: []byte(text)}
+		fsys["repo/"+name] = f
 	}
 	rel := func(p string) string { return strings.TrimPrefix(filepath.ToSlash(p), "/") }
 	return Env{
-		WorkDir:  "/repo",
-		ReadFile: func(p string) ([]byte, error) { return fs.ReadFile(fsys, rel(p)) },
-		Stat:     func(p string) (fs.FileInfo, error) { return fs.Stat(fsys, rel(p)) },
-		Agents:   testAgents,
+		WorkDir: "/repo",
+		ReadFile: func(p string, limit int64) ([]byte, error) {
+			if info, err := fs.Stat(fsys, rel(p)); err == nil && info.IsDir() {
+				return nil, &NotRegularError{Kind: "a directory"}
+			} else if err == nil && !info.Mode().IsRegular() {
+				return nil, &NotRegularError{Kind: "a named pipe"}
+			}
+			data, err := fs.ReadFile(fsys, rel(p))
+			return data[:min(int64(len(data)), limit)], err
+		},
+		Stat:   func(p string) (fs.FileInfo, error) { return fs.Stat(fsys, rel(p)) },
+		Agents: testAgents,
 	}
 }
 

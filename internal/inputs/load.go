@@ -26,8 +26,10 @@ type Env struct {
 	// Home is the absolute home directory that ~ in a mount's host path stands for; "" means
 	// unknown, and such a mount is refused.
 	Home string
-	// ReadFile reads a whole file (os.ReadFile).
-	ReadFile func(path string) ([]byte, error)
+	// ReadFile reads at most limit bytes of the regular file at path. It never waits on
+	// anything else (a named pipe, a device): for a path that is not a regular file its error
+	// is a *NotRegularError.
+	ReadFile func(path string, limit int64) ([]byte, error)
 	// Stat describes a file, following symlinks (os.Stat).
 	Stat func(path string) (fs.FileInfo, error)
 	// Agents are the agents the agent input accepts.
@@ -298,6 +300,10 @@ func resolve(base, p string) string {
 
 // readError says why a file could not be read, naming the path once.
 func readError(path string, err error) string {
+	var fe *fileError
+	if errors.As(err, &fe) {
+		return fe.msg
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Sprintf("file %s does not exist", path)
 	}
@@ -336,14 +342,11 @@ func (l *loader) prompt(c *Config) {
 		l.problem(InputPrompt, "no prompt given; set prompt (inline text) or prompt-file (a template file)")
 	case hasInline:
 		c.Prompt = inline
-		if hasArgs {
-			l.problem(InputPromptArgs, "cannot be used with an inline prompt, which is sent verbatim; put the prompt in a file and use prompt-file")
-		}
 	case file == "":
 		// single reported why the path is unusable.
 	default:
 		c.PromptFile = resolve(l.env.WorkDir, file)
-		data, err := l.env.ReadFile(c.PromptFile)
+		data, err := l.readText(c.PromptFile)
 		switch {
 		case err != nil:
 			l.problem(InputPromptFile, "%s; paths are relative to %s", readError(c.PromptFile, err), l.env.WorkDir)
@@ -353,12 +356,18 @@ func (l *loader) prompt(c *Config) {
 			c.Prompt = string(data)
 		}
 	}
-	if hasArgs && !hasInline {
+	if hasArgs {
 		args, problems := parsePromptArgs(argsText)
 		for _, p := range problems {
 			l.problem(InputPromptArgs, "%s", p)
 		}
-		c.PromptArgs = args
+		switch {
+		case hasInline && len(args) > 0:
+			// An empty map or only comments is no arguments, which an inline prompt takes.
+			l.problem(InputPromptArgs, "cannot be used with an inline prompt, which is sent verbatim; put the prompt in a file and use prompt-file")
+		case !hasInline:
+			c.PromptArgs = args
+		}
 	}
 }
 
@@ -493,7 +502,7 @@ func (l *loader) envNames() []string {
 func (l *loader) envFile(dir string) (string, map[string]string) {
 	v := l.single(InputEnvFile)
 	path := resolve(dir, v)
-	data, err := l.env.ReadFile(path)
+	data, err := l.readText(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && v == defaultOf(InputEnvFile):
 		// The default file is optional: most repositories have none.
@@ -570,7 +579,7 @@ func (l *loader) schema(v, dir string, dirOK bool) []byte {
 		}
 		path := resolve(dir, v)
 		var err error
-		if data, err = l.env.ReadFile(path); err != nil {
+		if data, err = l.readText(path); err != nil {
 			l.problem(InputOutputSchema, "%s; give inline JSON starting with { or a file path relative to working-directory %s", readError(path, err), dir)
 			return nil
 		}

@@ -1,12 +1,17 @@
 // Package prompt turns a prompt input into the text handed to the agent: inline prompts verbatim,
 // prompt files through {{KEY}} substitution and !`command` expansion.
 //
-// A template is split into literal text and command blocks once, from the raw file, before any
-// value is substituted. Values are then pasted into both kinds of segment, but only the blocks
-// found in the raw file are ever run, so text that arrives through a prompt argument — an issue
-// body, a comment — can never become a command, whatever backticks, braces or control
-// characters it contains. A value substituted into a command block lands in shell text unquoted:
-// the template author decides to trust it by writing it there.
+// A prompt file is parsed once (Parse) into literal text and command blocks, before any value is
+// known, and rendered once the values are (Render). Only the blocks found in the raw file are ever
+// run, so text that arrives through a value (an issue body, a comment) can never become a
+// command, whatever backticks, braces or control characters it contains. A command block closes
+// on the line it opens on; one that does not is an error, not a command running into the prose.
+//
+// Nor does a value substituted into a command block become shell text: the placeholder turns
+// into a reference to an environment variable of that one command, quoted for where it stands
+// (bare, in '...', in "...", in $(...)), so the shell expands it into exactly the value and never
+// parses it. Where a shell would evaluate it as an expression ($((...)), ${...}, [[...]]) a
+// placeholder is refused.
 //
 // Expansion runs through an injected Runner, so the package is pure: no I/O, no environment.
 package prompt

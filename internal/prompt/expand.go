@@ -9,9 +9,16 @@ import (
 	"unicode"
 )
 
-// Runner runs one shell command where the agent will run. It returns an error only when the
-// command could not be run or waited for, or when ctx ended; a non-zero exit is an Output.
-type Runner func(ctx context.Context, command string) (Output, error)
+// Runner runs one command where the agent will run: c.Shell by sh -c, with c.Env added to its
+// environment. It returns an error only when the command could not be run or waited for, or
+// when ctx ended; a non-zero exit is an Output.
+type Runner func(ctx context.Context, c Command) (Output, error)
+
+// Expansion is one command that ran: its Source and the size of what replaced it.
+type Expansion struct {
+	Command string
+	Bytes   int
+}
 
 // Output is how a command ended.
 type Output struct {
@@ -23,7 +30,7 @@ type Output struct {
 // ExpansionError is a command block that failed: it exited non-zero, timed out, or could not
 // be run (Err).
 type ExpansionError struct {
-	Command  string
+	Command  string // the command's Source
 	ExitCode int
 	Stderr   string
 	Timeout  time.Duration // the budget it exceeded; zero unless it timed out
@@ -48,13 +55,13 @@ func (e *ExpansionError) Unwrap() error { return e.Err }
 
 // Expand runs every command block in parallel, each with its own timeout (none when timeout
 // <= 0), and returns the prompt with each block replaced by its stdout, trailing whitespace
-// trimmed. Output is never rescanned. The first failure cancels the other commands, waits
-// for them to return, and is returned as an *ExpansionError. A prompt without commands is
-// returned as is and run is not called.
-func (p *Prompt) Expand(ctx context.Context, run Runner, timeout time.Duration) (string, error) {
+// trimmed, and what each command gave, in order. Output is never rescanned. The first failure
+// cancels the other commands, waits for them to return, and is returned as an
+// *ExpansionError. A prompt without commands is returned as is and run is not called.
+func (p *Prompt) Expand(ctx context.Context, run Runner, timeout time.Duration) (string, []Expansion, error) {
 	cmds := p.Commands()
 	if len(cmds) == 0 {
-		return p.Text(), nil
+		return p.Text(), nil, nil
 	}
 
 	gctx, cancel := context.WithCancelCause(ctx)
@@ -77,24 +84,25 @@ func (p *Prompt) Expand(ctx context.Context, run Runner, timeout time.Duration) 
 	}
 	wg.Wait()
 	if first != nil {
-		return "", first
+		return "", nil, first
 	}
 
 	var b strings.Builder
-	i := 0
+	done := make([]Expansion, 0, len(cmds))
 	for _, s := range p.segments {
-		if s.command {
-			b.WriteString(outs[i])
-			i++
-		} else {
+		if s.cmd == nil {
 			b.WriteString(s.text)
+			continue
 		}
+		out := outs[len(done)]
+		b.WriteString(out)
+		done = append(done, Expansion{Command: s.cmd.Source, Bytes: len(out)})
 	}
-	return b.String(), nil
+	return b.String(), done, nil
 }
 
 // runOne runs one command and returns its trimmed stdout.
-func runOne(gctx context.Context, run Runner, cmd string, timeout time.Duration) (string, error) {
+func runOne(gctx context.Context, run Runner, cmd Command, timeout time.Duration) (string, error) {
 	cctx := gctx
 	if timeout > 0 {
 		var stop context.CancelFunc
@@ -110,17 +118,17 @@ func runOne(gctx context.Context, run Runner, cmd string, timeout time.Duration)
 		if err == nil {
 			err = context.DeadlineExceeded
 		}
-		return "", &ExpansionError{Command: cmd, Timeout: timeout, Err: err}
+		return "", &ExpansionError{Command: cmd.Source, Timeout: timeout, Err: err}
 	case failed && gctx.Err() != nil:
 		// The caller gave up or another command failed first (then this error is dropped).
 		if err == nil {
 			err = context.Cause(gctx)
 		}
-		return "", &ExpansionError{Command: cmd, Err: err}
+		return "", &ExpansionError{Command: cmd.Source, Err: err}
 	case err != nil:
-		return "", &ExpansionError{Command: cmd, Err: err}
+		return "", &ExpansionError{Command: cmd.Source, Err: err}
 	case out.ExitCode != 0:
-		return "", &ExpansionError{Command: cmd, ExitCode: out.ExitCode, Stderr: out.Stderr}
+		return "", &ExpansionError{Command: cmd.Source, ExitCode: out.ExitCode, Stderr: out.Stderr}
 	}
 	return strings.TrimRightFunc(out.Stdout, unicode.IsSpace), nil
 }

@@ -3,7 +3,9 @@ package prompt
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,36 +15,29 @@ import (
 // commands one after another, or does not cancel, fails with a timeout instead of hanging.
 const safetyNet = time.Minute
 
-func mustTemplate(t *testing.T, text string, args map[string]string) *Prompt {
-	t.Helper()
-	p, _, err := Template(text, args, branches)
-	if err != nil {
-		t.Fatalf("Template(%q) error: %v", text, err)
-	}
-	return p
-}
-
 func TestExpand(t *testing.T) {
 	tests := []struct {
 		name     string
 		template string
-		args     map[string]string
-		outputs  map[string]Output
+		values   map[string]string
+		outputs  map[string]Output // by Source
 		want     string
 		wantRuns []string // sorted
+		wantDone []Expansion
 	}{
 		{
 			name:     "no_commands_is_text",
 			template: "Fix {{ISSUE}}.",
-			args:     map[string]string{"ISSUE": "1"},
+			values:   map[string]string{"ISSUE": "1"},
 			want:     "Fix 1.",
 		},
 		{
 			name:     "replaced_by_position",
 			template: "A=!`a` B=!`b` A=!`a`.",
-			outputs:  map[string]Output{"a": {Stdout: "1"}, "b": {Stdout: "2"}},
-			want:     "A=1 B=2 A=1.",
+			outputs:  map[string]Output{"a": {Stdout: "1"}, "b": {Stdout: "22"}},
+			want:     "A=1 B=22 A=1.",
 			wantRuns: []string{"a", "a", "b"},
+			wantDone: []Expansion{{"a", 1}, {"b", 2}, {"a", 1}},
 		},
 		{
 			name:     "trailing_whitespace_trimmed_leading_kept",
@@ -50,6 +45,7 @@ func TestExpand(t *testing.T) {
 			outputs:  map[string]Output{"x": {Stdout: "\n  line 1\nline 2 \t\r\n\n"}},
 			want:     "[\n  line 1\nline 2]",
 			wantRuns: []string{"x"},
+			wantDone: []Expansion{{"x", len("\n  line 1\nline 2")}},
 		},
 		{
 			name:     "stderr_discarded_on_success",
@@ -57,6 +53,7 @@ func TestExpand(t *testing.T) {
 			outputs:  map[string]Output{"x": {Stdout: "out", Stderr: "warning: noise"}},
 			want:     "out",
 			wantRuns: []string{"x"},
+			wantDone: []Expansion{{"x", 3}},
 		},
 		{
 			name:     "empty_output",
@@ -64,47 +61,61 @@ func TestExpand(t *testing.T) {
 			outputs:  map[string]Output{"x": {Stdout: " \n"}},
 			want:     "ab",
 			wantRuns: []string{"x"},
+			wantDone: []Expansion{{"x", 0}},
 		},
 		{
 			name:     "output_never_rescanned",
 			template: "!`x` {{A}}",
-			args:     map[string]string{"A": "a"},
+			values:   map[string]string{"A": "a"},
 			outputs:  map[string]Output{"x": {Stdout: "!`y` {{A}} {{SOURCE_BRANCH}}"}},
 			want:     "!`y` {{A}} {{SOURCE_BRANCH}} a",
 			wantRuns: []string{"x"},
+			wantDone: []Expansion{{"x", len("!`y` {{A}} {{SOURCE_BRANCH}}")}},
 		},
 		{
-			name:     "placeholders_substituted_into_commands",
+			name:     "runner_gets_references_and_values_apart",
 			template: "!`gh issue view {{ISSUE}}` !`git log {{TARGET_BRANCH}}..{{SOURCE_BRANCH}}`",
-			args:     map[string]string{"ISSUE": "42"},
+			values:   map[string]string{"ISSUE": "42"},
 			outputs: map[string]Output{
-				"gh issue view 42":               {Stdout: "issue"},
-				"git log main..sandcastle/fix-1": {Stdout: "log"},
+				"gh issue view {{ISSUE}}":                      {Stdout: "issue"},
+				"git log {{TARGET_BRANCH}}..{{SOURCE_BRANCH}}": {Stdout: "log"},
 			},
 			want:     "issue log",
-			wantRuns: []string{"gh issue view 42", "git log main..sandcastle/fix-1"},
+			wantRuns: []string{`gh issue view "${SANDCASTLE_ARG_ISSUE}" ISSUE=42`, `git log "${SANDCASTLE_ARG_TARGET_BRANCH}".."${SANDCASTLE_ARG_SOURCE_BRANCH}" SOURCE_BRANCH=sandcastle/fix-1 TARGET_BRANCH=main`},
+			wantDone: []Expansion{{"gh issue view {{ISSUE}}", 5}, {"git log {{TARGET_BRANCH}}..{{SOURCE_BRANCH}}", 3}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := mustTemplate(t, tt.template, tt.args)
-			r := &recorder{answer: func(cmd string) Output {
-				out, ok := tt.outputs[cmd]
+			p := render(t, tt.template, tt.values)
+			r := &recorder{answer: func(src string) Output {
+				out, ok := tt.outputs[src]
 				if !ok {
-					t.Errorf("unexpected command %q", cmd)
+					t.Errorf("unexpected command %q", src)
 				}
 				return out
 			}}
-			got, err := p.Expand(t.Context(), r.run, safetyNet)
+			got, done, err := p.Expand(t.Context(), r.run, safetyNet)
 			if err != nil {
 				t.Fatalf("Expand() error: %v", err)
 			}
 			if got != tt.want {
 				t.Errorf("Expand() = %q, want %q", got, tt.want)
 			}
-			slices.Sort(r.calls)
-			if !slices.Equal(r.calls, tt.wantRuns) {
-				t.Errorf("runs = %q, want %q", r.calls, tt.wantRuns)
+			var runs []string
+			for _, c := range r.calls {
+				run := c.Shell
+				for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+					run += " " + strings.TrimPrefix(k, varPrefix) + "=" + c.Env[k]
+				}
+				runs = append(runs, run)
+			}
+			slices.Sort(runs)
+			if !slices.Equal(runs, tt.wantRuns) {
+				t.Errorf("runs = %q, want %q", runs, tt.wantRuns)
+			}
+			if !slices.Equal(done, tt.wantDone) {
+				t.Errorf("expansions = %v, want %v", done, tt.wantDone)
 			}
 		})
 	}
@@ -115,16 +126,16 @@ func TestExpand(t *testing.T) {
 func TestExpandRunsInParallel(t *testing.T) {
 	started := map[string]chan struct{}{"a": make(chan struct{}), "b": make(chan struct{})}
 	other := map[string]string{"a": "b", "b": "a"}
-	run := func(ctx context.Context, cmd string) (Output, error) {
-		close(started[cmd])
+	run := func(ctx context.Context, c Command) (Output, error) {
+		close(started[c.Source])
 		select {
-		case <-started[other[cmd]]:
-			return Output{Stdout: cmd}, nil
+		case <-started[other[c.Source]]:
+			return Output{Stdout: c.Source}, nil
 		case <-ctx.Done():
 			return Output{}, ctx.Err()
 		}
 	}
-	got, err := mustTemplate(t, "!`a`+!`b`", nil).Expand(t.Context(), run, safetyNet)
+	got, _, err := render(t, "!`a`+!`b`", nil).Expand(t.Context(), run, safetyNet)
 	if err != nil {
 		t.Fatalf("Expand() error: %v", err)
 	}
@@ -137,7 +148,7 @@ func TestExpandRunsInParallel(t *testing.T) {
 func TestExpandDuplicatesRunSeparately(t *testing.T) {
 	var n atomic.Int32
 	all := make(chan struct{})
-	run := func(ctx context.Context, cmd string) (Output, error) {
+	run := func(ctx context.Context, c Command) (Output, error) {
 		if n.Add(1) == 3 {
 			close(all)
 		}
@@ -148,7 +159,7 @@ func TestExpandDuplicatesRunSeparately(t *testing.T) {
 			return Output{}, ctx.Err()
 		}
 	}
-	got, err := mustTemplate(t, "!`d`!`d`!`d`", nil).Expand(t.Context(), run, safetyNet)
+	got, _, err := render(t, "!`d`!`d`!`d`", nil).Expand(t.Context(), run, safetyNet)
 	if err != nil {
 		t.Fatalf("Expand() error: %v", err)
 	}
@@ -160,8 +171,8 @@ func TestExpandDuplicatesRunSeparately(t *testing.T) {
 func TestExpandFirstFailureCancelsOthers(t *testing.T) {
 	blockStarted := make(chan struct{})
 	var blockSaw error
-	run := func(ctx context.Context, cmd string) (Output, error) {
-		switch cmd {
+	run := func(ctx context.Context, c Command) (Output, error) {
+		switch c.Source {
 		case "block":
 			close(blockStarted)
 			<-ctx.Done()
@@ -171,10 +182,10 @@ func TestExpandFirstFailureCancelsOthers(t *testing.T) {
 			<-blockStarted
 			return Output{ExitCode: 3, Stderr: "boom\n"}, nil
 		}
-		t.Errorf("unexpected command %q", cmd)
+		t.Errorf("unexpected command %q", c.Source)
 		return Output{}, nil
 	}
-	_, err := mustTemplate(t, "!`block` !`fail`", nil).Expand(t.Context(), run, safetyNet)
+	_, _, err := render(t, "!`block` !`fail`", nil).Expand(t.Context(), run, safetyNet)
 	var ee *ExpansionError
 	if !errors.As(err, &ee) {
 		t.Fatalf("Expand() error = %v, want *ExpansionError", err)
@@ -196,18 +207,18 @@ func TestExpandTimeout(t *testing.T) {
 		name string
 		run  Runner
 	}{
-		{"runner_returns_ctx_error", func(ctx context.Context, _ string) (Output, error) {
+		{"runner_returns_ctx_error", func(ctx context.Context, _ Command) (Output, error) {
 			<-ctx.Done()
 			return Output{}, ctx.Err()
 		}},
-		{"runner_reports_kill_as_exit_code", func(ctx context.Context, _ string) (Output, error) {
+		{"runner_reports_kill_as_exit_code", func(ctx context.Context, _ Command) (Output, error) {
 			<-ctx.Done()
 			return Output{ExitCode: 137}, nil
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := mustTemplate(t, "!`sleep 99`", nil).Expand(t.Context(), tt.run, time.Millisecond)
+			_, _, err := render(t, "!`sleep 99`", nil).Expand(t.Context(), tt.run, time.Millisecond)
 			var ee *ExpansionError
 			if !errors.As(err, &ee) {
 				t.Fatalf("Expand() error = %v, want *ExpansionError", err)
@@ -226,10 +237,10 @@ func TestExpandTimeout(t *testing.T) {
 }
 
 func TestExpandExitCode(t *testing.T) {
-	run := func(context.Context, string) (Output, error) {
+	run := func(context.Context, Command) (Output, error) {
 		return Output{Stdout: "partial", Stderr: "\nfatal: bad revision 'x'\n", ExitCode: 128}, nil
 	}
-	_, err := mustTemplate(t, "log: !`git log x`", nil).Expand(t.Context(), run, safetyNet)
+	_, _, err := render(t, "log: !`git log x`", nil).Expand(t.Context(), run, safetyNet)
 	var ee *ExpansionError
 	if !errors.As(err, &ee) {
 		t.Fatalf("Expand() error = %v, want *ExpansionError", err)
@@ -244,8 +255,8 @@ func TestExpandExitCode(t *testing.T) {
 
 func TestExpandTransportError(t *testing.T) {
 	gone := errors.New("sandbox gone")
-	run := func(context.Context, string) (Output, error) { return Output{}, gone }
-	_, err := mustTemplate(t, "!`date`", nil).Expand(t.Context(), run, safetyNet)
+	run := func(context.Context, Command) (Output, error) { return Output{}, gone }
+	_, _, err := render(t, "!`date`", nil).Expand(t.Context(), run, safetyNet)
 	if !errors.Is(err, gone) {
 		t.Fatalf("Expand() error = %v, want it to wrap %v", err, gone)
 	}
@@ -259,11 +270,11 @@ func TestExpandCallerCanceled(t *testing.T) {
 		name string
 		run  Runner
 	}{
-		{"runner_returns_ctx_error", func(ctx context.Context, _ string) (Output, error) {
+		{"runner_returns_ctx_error", func(ctx context.Context, _ Command) (Output, error) {
 			<-ctx.Done()
 			return Output{}, ctx.Err()
 		}},
-		{"runner_reports_kill_as_exit_code", func(ctx context.Context, _ string) (Output, error) {
+		{"runner_reports_kill_as_exit_code", func(ctx context.Context, _ Command) (Output, error) {
 			<-ctx.Done()
 			return Output{ExitCode: 143}, nil
 		}},
@@ -272,7 +283,7 @@ func TestExpandCallerCanceled(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			cancel()
-			_, err := mustTemplate(t, "!`date`", nil).Expand(ctx, tt.run, safetyNet)
+			_, _, err := render(t, "!`date`", nil).Expand(ctx, tt.run, safetyNet)
 			var ee *ExpansionError
 			if !errors.As(err, &ee) || !errors.Is(err, context.Canceled) {
 				t.Fatalf("Expand() error = %v, want *ExpansionError wrapping context.Canceled", err)

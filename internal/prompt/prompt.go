@@ -7,26 +7,226 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
-var (
-	// commandRE is a command block in the raw template: the body is one or more non-backtick
-	// characters, newlines included.
-	commandRE = regexp.MustCompile("!`([^`]+)`")
-	// placeholderRE is a {{KEY}} placeholder; anything else in braces stays literal text.
-	placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
-)
+// placeholderRE is a {{KEY}} placeholder; anything else in braces stays literal text.
+var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
 
-// Prompt is a resolved prompt: literal text and the command blocks still to be expanded.
+// varPrefix starts the name of the environment variable that carries a placeholder's value to
+// a command: {{ISSUE_TITLE}} is ${SANDCASTLE_ARG_ISSUE_TITLE}.
+const varPrefix = "SANDCASTLE_ARG_"
+
+// maxCommandValue is the most bytes a value used in a command may have. Linux takes at most
+// 128 KiB for one environment variable or argument; the rest leaves room for its name.
+const maxCommandValue = 120 << 10
+
+// Template is a parsed prompt file: literal text and command blocks, each with its placeholders.
 // It is immutable and safe for concurrent use.
+type Template struct {
+	segments []tsegment
+}
+
+// tsegment is literal text or, when command is set, a command block.
+type tsegment struct {
+	text    string // literal text, placeholders and all; a command block's body as written
+	command bool
+	line    int    // where a command block starts
+	parts   []part // a command block's shell text and placeholders
+}
+
+// SyntaxError is one thing wrong in a template, where it is.
+type SyntaxError struct {
+	Line, Column int // 1-based; Column counts characters
+	Msg          string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
+}
+
+// Parse cuts a prompt file into literal text and command blocks. A command block is !`body`:
+// a body of one or more characters other than a backtick, closed on the line it opens on; "!`"
+// followed at once by another backtick is text. Parse runs before any value is substituted,
+// which is what keeps values from ever becoming commands.
+//
+// Its error joins a *SyntaxError for each problem: each !` that does not close on its line, and
+// each placeholder standing in a command where its value cannot be passed as data (see
+// scanCommand).
+func Parse(text string) (*Template, error) {
+	t := &Template{}
+	var errs []error
+	fail := func(at int, msg string) {
+		line := strings.Count(text[:at], "\n") + 1
+		col := utf8.RuneCountInString(text[strings.LastIndexByte(text[:at], '\n')+1:at]) + 1
+		errs = append(errs, &SyntaxError{Line: line, Column: col, Msg: msg})
+	}
+	last := 0
+	for i := 0; ; {
+		j := strings.Index(text[i:], "!`")
+		if j < 0 {
+			break
+		}
+		open := i + j
+		body := open + 2
+		if body < len(text) && text[body] == '`' {
+			i = body // !`` is text
+			continue
+		}
+		end := strings.IndexAny(text[body:], "`\n")
+		if end < 0 || text[body+end] == '\n' {
+			fail(open, "!` starts a command that is not closed on its line; end it with a backtick on the same line (a command cannot span lines)")
+			if end < 0 {
+				break
+			}
+			i = body + end
+			continue
+		}
+		end += body
+		if last < open {
+			t.segments = append(t.segments, tsegment{text: text[last:open]})
+		}
+		line := strings.Count(text[:open], "\n") + 1
+		parts, problems := scanCommand(text[body:end])
+		for _, p := range problems {
+			fail(open, fmt.Sprintf("in !`%s`: %s", text[body:end], p))
+		}
+		t.segments = append(t.segments, tsegment{text: text[body:end], command: true, line: line, parts: parts})
+		i, last = end+1, end+1
+	}
+	if last < len(text) || len(t.segments) == 0 {
+		t.segments = append(t.segments, tsegment{text: text[last:]})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Keys returns the keys of the template's placeholders, in order of first appearance.
+func (t *Template) Keys() []string {
+	var keys []string
+	for _, s := range t.segments {
+		for _, m := range placeholderRE.FindAllStringSubmatch(s.text, -1) {
+			if !slices.Contains(keys, m[1]) {
+				keys = append(keys, m[1])
+			}
+		}
+	}
+	return keys
+}
+
+// MissingKeysError is a template whose placeholders have no value.
+type MissingKeysError struct {
+	Keys []string // in order of first appearance
+}
+
+func (e *MissingKeysError) Error() string {
+	return "no value for " + braces(e.Keys)
+}
+
+// ValueError is a value that cannot reach a command intact.
+type ValueError struct {
+	Key  string
+	Line int  // where the command that uses it starts
+	NUL  bool // the value holds a NUL byte; else it is longer than maxCommandValue
+	Size int
+}
+
+func (e *ValueError) Error() string {
+	if e.NUL {
+		return fmt.Sprintf("{{%s}} is used in the command on line %d, but its value holds a NUL byte, which no command can be given", e.Key, e.Line)
+	}
+	return fmt.Sprintf("{{%s}} is used in the command on line %d, but its value is %d bytes, more than the %d a command can be given; use it in the prompt text instead", e.Key, e.Line, e.Size, maxCommandValue)
+}
+
+// Render fills the placeholders with values. Literal text gets the values as they are; in
+// commands each placeholder becomes a reference to a variable that the command's process gets
+// (see Command). Its error is a *MissingKeysError for placeholders without a value, else a
+// *ValueError for each value a command cannot be given.
+func (t *Template) Render(values map[string]string) (*Prompt, error) {
+	var missing []string
+	for _, k := range t.Keys() {
+		if _, ok := values[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, &MissingKeysError{Keys: missing}
+	}
+	p := &Prompt{}
+	var errs []error
+	for _, s := range t.segments {
+		if !s.command {
+			p.segments = append(p.segments, segment{text: substitute(s.text, values)})
+			continue
+		}
+		c := &Command{Source: s.text, Line: s.line, Env: map[string]string{}}
+		var shell strings.Builder
+		for _, part := range s.parts {
+			if part.key == "" {
+				shell.WriteString(part.text)
+				continue
+			}
+			v := values[part.key]
+			switch name := varPrefix + part.key; {
+			case strings.IndexByte(v, 0) >= 0:
+				errs = append(errs, &ValueError{Key: part.key, Line: s.line, NUL: true})
+			case len(v) > maxCommandValue:
+				errs = append(errs, &ValueError{Key: part.key, Line: s.line, Size: len(v)})
+			default:
+				shell.WriteString(part.quote.ref(name))
+				c.Env[name] = v
+			}
+		}
+		c.Shell = shell.String()
+		p.segments = append(p.segments, segment{cmd: c})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Fill substitutes every placeholder of text, commands included: for text that is shown, never
+// run. Its error is a *MissingKeysError.
+func Fill(text string, values map[string]string) (string, error) {
+	var missing []string
+	for _, m := range placeholderRE.FindAllStringSubmatch(text, -1) {
+		if _, ok := values[m[1]]; !ok && !slices.Contains(missing, m[1]) {
+			missing = append(missing, m[1])
+		}
+	}
+	if len(missing) > 0 {
+		return "", &MissingKeysError{Keys: missing}
+	}
+	return substitute(text, values), nil
+}
+
+// Prompt is a resolved prompt: literal text and the commands still to be run. It is immutable
+// and safe for concurrent use.
 type Prompt struct {
 	segments []segment
 }
 
-// segment is literal text or, when command is set, the body of a command block.
+// segment is literal text or, when cmd is set, a command.
 type segment struct {
-	text    string
-	command bool
+	text string
+	cmd  *Command
+}
+
+// Command is a command block ready to run: Shell, run by sh -c with Env added to its
+// environment, prints what replaces the block.
+type Command struct {
+	// Source is the body as written in the template, placeholders unfilled: what logs and
+	// errors show, since it holds no text of strangers.
+	Source string
+	Line   int // where it starts in the template
+	// Shell is the shell text: Source with each placeholder replaced by a quoted reference to
+	// a variable of Env.
+	Shell string
+	// Env holds the placeholders' values by variable name (varPrefix + key).
+	Env map[string]string
 }
 
 // Inline returns a prompt delivered byte for byte: no substitution, no expansion.
@@ -34,61 +234,13 @@ func Inline(text string) *Prompt {
 	return &Prompt{segments: []segment{{text: text}}}
 }
 
-// Template resolves a prompt file. args are the caller's values and builtins the values the
-// action provides (SOURCE_BRANCH, TARGET_BRANCH); args may not set a built-in. It returns one
-// warning per arg the template never uses, in key order. Its error reports every problem at
-// once: each built-in an arg tries to set, and all placeholders without a value.
-func Template(text string, args, builtins map[string]string) (*Prompt, []string, error) {
-	values := make(map[string]string, len(args)+len(builtins))
-	var errs []error
-	for _, k := range slices.Sorted(maps.Keys(args)) {
-		if _, ok := builtins[k]; ok {
-			errs = append(errs, fmt.Errorf("prompt-args: %q is a built-in and cannot be set", k))
-		}
-		values[k] = args[k]
-	}
-	for k, v := range builtins {
-		values[k] = v
-	}
-
-	segs := split(text)
-	used := map[string]bool{}
-	var missing []string
-	for _, s := range segs {
-		for _, m := range placeholderRE.FindAllStringSubmatch(s.text, -1) {
-			k := m[1]
-			if _, ok := values[k]; !ok && !slices.Contains(missing, k) {
-				missing = append(missing, k)
-			}
-			used[k] = true
-		}
-	}
-	if len(missing) > 0 {
-		errs = append(errs, missingError(missing))
-	}
-	if len(errs) > 0 {
-		return nil, nil, errors.Join(errs...)
-	}
-
-	var warnings []string
-	for _, k := range slices.Sorted(maps.Keys(args)) {
-		if !used[k] {
-			warnings = append(warnings, fmt.Sprintf("prompt-args: %q is not used by the prompt", k))
-		}
-	}
-	for i := range segs {
-		segs[i].text = substitute(segs[i].text, values)
-	}
-	return &Prompt{segments: segs}, warnings, nil
-}
-
-// Text is the prompt after substitution with its command blocks written back as !`command`:
-// what is logged, and what the output-tag check looks at.
+// Text is the prompt with its command blocks written back as in the template, !`Source`: what
+// the output-tag check looks at before the commands run.
 func (p *Prompt) Text() string {
 	var b strings.Builder
 	for _, s := range p.segments {
-		if s.command {
-			b.WriteString("!`" + s.text + "`")
+		if s.cmd != nil {
+			b.WriteString("!`" + s.cmd.Source + "`")
 		} else {
 			b.WriteString(s.text)
 		}
@@ -101,40 +253,24 @@ func (p *Prompt) Text() string {
 func (p *Prompt) LiteralLen() int {
 	n := 0
 	for _, s := range p.segments {
-		if !s.command {
+		if s.cmd == nil {
 			n += len(s.text)
 		}
 	}
 	return n
 }
 
-// Commands returns the bodies of the command blocks after substitution, in order.
-func (p *Prompt) Commands() []string {
-	var cmds []string
+// Commands returns the commands, in order.
+func (p *Prompt) Commands() []Command {
+	var cmds []Command
 	for _, s := range p.segments {
-		if s.command {
-			cmds = append(cmds, s.text)
+		if s.cmd != nil {
+			c := *s.cmd
+			c.Env = maps.Clone(c.Env)
+			cmds = append(cmds, c)
 		}
 	}
 	return cmds
-}
-
-// split cuts a raw template into literal and command segments. It runs before substitution,
-// which is what keeps values from ever becoming commands.
-func split(text string) []segment {
-	var segs []segment
-	last := 0
-	for _, m := range commandRE.FindAllStringSubmatchIndex(text, -1) {
-		if m[0] > last {
-			segs = append(segs, segment{text: text[last:m[0]]})
-		}
-		segs = append(segs, segment{text: text[m[2]:m[3]], command: true})
-		last = m[1]
-	}
-	if last < len(text) || len(segs) == 0 {
-		segs = append(segs, segment{text: text[last:]})
-	}
-	return segs
 }
 
 // substitute replaces every placeholder in one pass; values are never rescanned and "$" in them
@@ -145,14 +281,14 @@ func substitute(s string, values map[string]string) string {
 	})
 }
 
-func missingError(keys []string) error {
+// braces lists keys as placeholders: "{{A}}", "{{A}} and {{B}}", "{{A}}, {{B}} and {{C}}".
+func braces(keys []string) string {
 	names := make([]string, len(keys))
 	for i, k := range keys {
 		names[i] = "{{" + k + "}}"
 	}
-	list, pronoun := names[0], "it"
 	if n := len(names); n > 1 {
-		list, pronoun = strings.Join(names[:n-1], ", ")+" and "+names[n-1], "them"
+		return strings.Join(names[:n-1], ", ") + " and " + names[n-1]
 	}
-	return fmt.Errorf("prompt-file uses %s but prompt-args has no value for %s", list, pronoun)
+	return strings.Join(names, "")
 }

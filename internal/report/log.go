@@ -85,6 +85,17 @@ func (l *Log) ToolCall(name, args string) {
 	l.con.line(line)
 }
 
+// Prompt writes the prompt an iteration sends, after a status line giving its size. It is
+// fenced on the console as agent output is: it holds text written by strangers.
+func (l *Log) Prompt(iteration int, text string) {
+	l.Status("Prompt of iteration %d (%d bytes):", iteration, len(text))
+	text = strings.TrimSuffix(text, "\n")
+	l.con.beginUntrusted()
+	l.fileLine(text)
+	l.con.line(text)
+	l.con.endUntrusted()
+}
+
 // Raw writes one raw line of the agent's stream to the file only (verbose mode).
 func (l *Log) Raw(line string) {
 	l.fileLine(strings.TrimSuffix(line, "\n"))

@@ -36,12 +36,18 @@ func runnerCommands(out string) []string {
 
 func fixedClock() time.Time { return time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC) }
 
-func TestLogFileAndConsole(t *testing.T) {
-	var file, console bytes.Buffer
+// secretLog is a Log on the fixed clock that masks sk-secret, with its file and console.
+func secretLog(actions bool) (l *Log, file, console *bytes.Buffer) {
+	file, console = &bytes.Buffer{}, &bytes.Buffer{}
 	red := &Redactor{}
 	red.Add("sk-secret")
-	l := NewLog(&file, &console, red, false)
+	l = NewLog(file, console, red, actions)
 	l.now = fixedClock
+	return l, file, console
+}
+
+func TestLogFileAndConsole(t *testing.T) {
+	l, file, console := secretLog(false)
 	l.Status("iteration %d started with key %s", 1, "sk-secret")
 	l.BeginAgent()
 	l.AgentText("Looking at ")
@@ -226,5 +232,29 @@ func TestLogConcurrentWriters(t *testing.T) {
 	}
 	if got, want := strings.Count(file.String(), "\n"), 4*50*3; got != want {
 		t.Errorf("file has %d lines, want %d", got, want)
+	}
+}
+
+// TestLogPrompt: the prompt goes to the file and the console whole, redacted, and in Actions
+// fenced, so an issue that reads like a workflow command stays text.
+func TestLogPrompt(t *testing.T) {
+	l, file, console := secretLog(true)
+	l.Prompt(2, "Fix it.\n::set-env name=X::1\nkey: sk-secret\n")
+
+	wantFile := "2026-01-02T15:04:05Z Prompt of iteration 2 (43 bytes):\n" +
+		"Fix it.\n::set-env name=X::1\nkey: ***\n"
+	if got := file.String(); got != wantFile {
+		t.Errorf("file =\n%s\nwant\n%s", got, wantFile)
+	}
+	if got := runnerCommands(console.String()); len(got) != 0 {
+		t.Errorf("the runner would act on %q in:\n%s", got, console.String())
+	}
+	for _, want := range []string{"Prompt of iteration 2 (43 bytes):", "Fix it.\n::set-env name=X::1\nkey: ***\n"} {
+		if !strings.Contains(console.String(), want) {
+			t.Errorf("console lacks %q:\n%s", want, console.String())
+		}
+	}
+	if strings.Contains(console.String(), "sk-secret") {
+		t.Errorf("console shows the secret:\n%s", console.String())
 	}
 }

@@ -35,6 +35,9 @@ type Log interface {
 	Warning(format string, args ...any)
 	BeginAgent()
 	AgentText(text string)
+	// Prompt shows the prompt an iteration sends (verbose): text written by strangers, like the
+	// agent's.
+	Prompt(iteration int, text string)
 	ToolCall(name, args string)
 	Raw(line string)
 	EndAgent()
@@ -56,7 +59,7 @@ type Config struct {
 	OutputRetries int
 
 	Env     map[string]string // extra environment for the agent process
-	Verbose bool              // log every raw stdout line
+	Verbose bool              // log each iteration's prompt and every raw stdout line
 
 	// Sessions, when set, saves the agent's session after each invocation that reported one,
 	// so it outlives the sandbox.
@@ -124,9 +127,12 @@ func Loop(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Log)
 		}
 		log.Status("Iteration %d/%d", i, c.MaxIterations)
 		c.progress(Progress{Iteration: i, MaxIterations: c.MaxIterations, Commits: len(res.Commits)})
-		text, err := c.Prompt.Expand(ctx, shellRunner(sb), c.ShellTimeout)
+		text, err := Expand(ctx, c.Prompt, sb, c.ShellTimeout, log)
 		if err != nil {
 			return res, err
+		}
+		if c.Verbose {
+			log.Prompt(i, text)
 		}
 		req := c.Request
 		req.Prompt = text
@@ -407,9 +413,20 @@ func lastLines(s string, n int) string {
 	return strings.Join(ls, "\n")
 }
 
+// Expand runs the prompt's commands in sb and logs each with the size of its output.
+func Expand(ctx context.Context, p *prompt.Prompt, sb sandbox.Sandbox, timeout time.Duration, log Log) (string, error) {
+	text, done, err := p.Expand(ctx, shellRunner(sb), timeout)
+	for _, e := range done {
+		log.Status("!`%s` ran: %d bytes (~%d tokens)", e.Command, e.Bytes, (e.Bytes+3)/4)
+	}
+	return text, err
+}
+
+// shellRunner runs a command block in sb: its shell text by sh, its values in the environment
+// of that one process.
 func shellRunner(sb sandbox.Sandbox) prompt.Runner {
-	return func(ctx context.Context, command string) (prompt.Output, error) {
-		r, err := sb.Exec(ctx, sandbox.Exec{Argv: []string{"sh", "-c", command}})
+	return func(ctx context.Context, c prompt.Command) (prompt.Output, error) {
+		r, err := sb.Exec(ctx, sandbox.Exec{Argv: []string{"sh", "-c", c.Shell}, Env: c.Env})
 		return prompt.Output{Stdout: r.Stdout, Stderr: r.Stderr, ExitCode: r.ExitCode}, err
 	}
 }

@@ -105,11 +105,20 @@ func (r *fakeRepo) Commits(_ context.Context, base string) ([]Commit, error) {
 
 type nopLog struct {
 	mu       sync.Mutex
+	statuses []string
 	warnings []string
 	tools    []string
+	prompts  []string
 }
 
-func (l *nopLog) Status(string, ...any) {}
+func (l *nopLog) Status(f string, a ...any) {
+	l.mu.Lock()
+	l.statuses = append(l.statuses, fmt.Sprintf(f, a...))
+	l.mu.Unlock()
+}
+func (l *nopLog) Prompt(n int, text string) {
+	l.prompts = append(l.prompts, fmt.Sprintf("%d: %s", n, text))
+}
 func (l *nopLog) Warning(f string, a ...any) {
 	l.mu.Lock()
 	l.warnings = append(l.warnings, fmt.Sprintf(f, a...))
@@ -491,5 +500,50 @@ func TestLoopReportsProgressAndFinal(t *testing.T) {
 	}
 	if got, want := res.Final, "all done "+signal; got != want {
 		t.Errorf("Final = %q, want the last iteration's answer %q", got, want)
+	}
+}
+
+// TestLoopExpandsInTheSandbox: a template's command runs in the sandbox by sh, its value in the
+// environment of that one process and never in the shell text; the run logs each command with
+// the size of its output and, verbose, the prompt each iteration sends.
+func TestLoopExpandsInTheSandbox(t *testing.T) {
+	t.Parallel()
+	tmpl, err := prompt.Parse("Title: !`printf '%s' \"{{TITLE}}\"`")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const title = `x"; touch pwned; echo "y`
+	pr, err := tmpl.Render(map[string]string{"TITLE": title})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shell := func(_ context.Context, e sandbox.Exec) (sandbox.Result, error) {
+		if want := []string{"sh", "-c", `printf '%s' "${SANDCASTLE_ARG_TITLE}"`}; !slices.Equal(e.Argv, want) || e.Env["SANDCASTLE_ARG_TITLE"] != title {
+			t.Errorf("expansion exec = %q with env %q, want %q with the title in SANDCASTLE_ARG_TITLE", e.Argv, e.Env, want)
+		}
+		return sandbox.Result{Stdout: e.Env["SANDCASTLE_ARG_TITLE"]}, nil
+	}
+	for _, verbose := range []bool{false, true} {
+		sb := &fakeSandbox{t: t}
+		sb.add(shell, lines(0, resultLine("working", false)), shell, lines(0, resultLine("done", false)))
+		c := config(2)
+		c.Prompt, c.Verbose = pr, verbose
+		log := &nopLog{}
+		if _, err := Loop(t.Context(), c, sb, &fakeRepo{}, log); err != nil {
+			t.Fatalf("Loop: %v", err)
+		}
+		if got, want := sb.stdin(3), "Title: "+title; got != want {
+			t.Errorf("the second iteration's prompt = %q, want %q", got, want)
+		}
+		if want := "!`printf '%s' \"{{TITLE}}\"` ran: 24 bytes (~6 tokens)"; !slices.Contains(log.statuses, want) {
+			t.Errorf("statuses %q lack %q", log.statuses, want)
+		}
+		var want []string
+		if verbose {
+			want = []string{"1: Title: " + title, "2: Title: " + title}
+		}
+		if !slices.Equal(log.prompts, want) {
+			t.Errorf("verbose %t: prompts logged = %q, want %q", verbose, log.prompts, want)
+		}
 	}
 }

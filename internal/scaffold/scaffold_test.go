@@ -353,12 +353,16 @@ func TestWorkflowFitsPrompt(t *testing.T) {
 	}
 	builtins := (&event.Event{Issue: &event.Issue{Number: 1, Title: "t", Body: "b"}, Actor: "a", Repository: "o/r"}).PromptArgs()
 	builtins["SOURCE_BRANCH"], builtins["TARGET_BRANCH"] = "main", "main"
-	p, _, err := prompt.Template(tree[".sandcastle/prompt.md"], nil, builtins)
+	parsed, err := prompt.Parse(tree[".sandcastle/prompt.md"])
+	if err != nil {
+		t.Fatalf("parse the prompt: %v", err)
+	}
+	p, err := parsed.Render(builtins)
 	if err != nil {
 		t.Fatalf("prompt with the issues event's built-ins: %v", err)
 	}
-	if got, want := p.Commands(), []string{"git log --oneline -10"}; !slices.Equal(got, want) {
-		t.Errorf("prompt commands = %q, want %q", got, want)
+	if got, want := p.Commands(), "git log --oneline -10"; len(got) != 1 || got[0].Source != want {
+		t.Errorf("prompt commands = %v, want %q", got, want)
 	}
 	if !strings.Contains(p.Text(), "\n<promise>COMPLETE</promise>\n") {
 		t.Errorf("prompt does not show the default completion signal on a line of its own")

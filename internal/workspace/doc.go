@@ -22,5 +22,8 @@
 // checkout's own lock there keeps a head run alone in the checkout, and no merge-to-head run
 // merges into it meanwhile, so the commits a run reports are its agent's.
 //
+// Preview names the workspace Prepare would make, branches included, without touching the
+// repository at all.
+//
 // All git goes through package git; no config file is ever written.
 package workspace

@@ -135,22 +135,16 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 		}
 	}()
 
-	switch o.Strategy {
-	case Head:
+	if w.Source, err = sourceBranch(o, target, now); err != nil {
+		return nil, err
+	}
+	if o.Strategy == Head {
 		// One run at a time in a checkout: the commits since the start are then its own.
 		if w.lock, err = lockCheckout(top); err != nil {
 			return nil, fmt.Errorf("workspace: %w", err)
 		}
-		w.Dir, w.Source, w.wt = top, target, host
+		w.Dir, w.wt = top, host
 		return w, nil
-	case MergeToHead:
-		suffix, err := randomHex()
-		if err != nil {
-			return nil, err
-		}
-		w.Source = tempBranch(o.Name, now(), suffix)
-	case Branch:
-		w.Source = o.Branch
 	}
 	w.Worktree = true
 
@@ -176,6 +170,48 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 		}
 	}
 	return w, nil
+}
+
+// Preview is the workspace Prepare would make for o, made without touching anything: no
+// worktree, branch, lock, fetch or .git/info/exclude line. Dir is the host checkout's top level
+// whatever the strategy, and Source the branch the agent would work on (for merge-to-head a
+// temporary branch name like the one Prepare would pick). Only its fields are of use: the
+// branch it names may not exist, and there is nothing to finish.
+func Preview(ctx context.Context, env []string, o Options) (*Workspace, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	c, err := inspect(ctx, hostGit(env, o), o)
+	if err != nil {
+		return nil, err
+	}
+	w := &Workspace{Dir: c.top, Target: c.target, Strategy: o.Strategy, host: c.host, wt: c.host, log: slog.New(slog.DiscardHandler)}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	if w.Source, err = sourceBranch(o, c.target, now); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// sourceBranch names the branch the agent works on: the checked-out one in head mode, a new
+// temporary one for merge-to-head, o.Branch for branch.
+func sourceBranch(o Options, target string, now func() time.Time) (string, error) {
+	switch o.Strategy {
+	case MergeToHead:
+		suffix, err := randomHex()
+		if err != nil {
+			return "", err
+		}
+		return tempBranch(o.Name, now(), suffix), nil
+	case Branch:
+		return o.Branch, nil
+	}
+	return target, nil
 }
 
 // fetchOrigin returns the default Options.Fetch: git fetch from origin in the host repository,
