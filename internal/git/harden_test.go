@@ -128,6 +128,17 @@ func withSubmodule(t *testing.T, v *victim) string {
 	return filepath.Join(v.dir, ".git", "modules", "sub")
 }
 
+// includes plants, through the include setting key, a config file of the agent's that defines
+// the clean filter of f.
+func includes(key string) func(t *testing.T, v *victim) {
+	return func(t *testing.T, v *victim) {
+		v.write(t, "planted.config", "[filter \"planted\"]\n\tclean = "+v.touch+"; cat\n")
+		v.write(t, ".gitattributes", "f filter=planted\n")
+		v.write(t, "f", "changed\n")
+		v.git(t, "config", key, filepath.Join(v.dir, "planted.config"))
+	}
+}
+
 // restat gives path a new modification time and the same content, so that git must read the
 // file (through its clean filter) to know whether it changed.
 func restat(t *testing.T, path string) {
@@ -201,28 +212,8 @@ func TestRun_takes_away_planted_programs(t *testing.T) {
 			},
 			args: []string{"checkout", "-q", "-b", "other"},
 		},
-		{
-			name: "include_path",
-			plant: func(t *testing.T, v *victim) {
-				v.write(t, "planted.config", "[filter \"planted\"]\n\tclean = "+v.touch+"; cat\n")
-				v.write(t, ".gitattributes", "f filter=planted\n")
-				v.write(t, "f", "changed\n")
-				v.git(t, "config", "include.path", filepath.Join(v.dir, "planted.config"))
-			},
-			args:    []string{"add", "f"},
-			refused: true,
-		},
-		{
-			name: "include_if",
-			plant: func(t *testing.T, v *victim) {
-				v.write(t, "planted.config", "[filter \"planted\"]\n\tclean = "+v.touch+"; cat\n")
-				v.write(t, ".gitattributes", "f filter=planted\n")
-				v.write(t, "f", "changed\n")
-				v.git(t, "config", "includeIf.gitdir:/.path", filepath.Join(v.dir, "planted.config"))
-			},
-			args:    []string{"add", "f"},
-			refused: true,
-		},
+		{name: "include_path", plant: includes("include.path"), args: []string{"add", "f"}, refused: true},
+		{name: "include_if", plant: includes("includeIf.gitdir:/.path"), args: []string{"add", "f"}, refused: true},
 		{
 			name: "filter_gitattributes",
 			plant: func(t *testing.T, v *victim) {
