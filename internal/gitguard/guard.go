@@ -33,6 +33,10 @@ type point struct {
 	// that it cannot be renamed. placeholder allows making an empty one to mount over.
 	bind        bindKind
 	placeholder fs.FileMode // 0: never made; fs.ModeDir: an empty directory; else an empty file
+	// worktree, for the points of a linked worktree, is its directory under the common one
+	// (worktrees/<id>). When that is gone, git worktree remove took the worktree away (the
+	// sandbox cannot: it is a mount point there), and its points are no longer kept.
+	worktree string
 }
 
 type bindKind int
@@ -78,9 +82,15 @@ func Take(ctx context.Context, g git.Repo) (*Guard, error) {
 		return nil, fmt.Errorf("gitguard: list the worktrees of %s: %v", g.Dir, err)
 	}
 	gd := &Guard{top: filepath.Clean(list[0].Path), common: common}
+	// A config.worktree is read only with extensions.worktreeConfig, which is in the config the
+	// sandbox cannot change: without it, a planted one is inert and needs no mount target.
+	worktreeConfig := fs.FileMode(0)
+	if on, err := g.Run(ctx, "config", "--bool", "--get", "extensions.worktreeConfig"); err == nil && on == "true" {
+		worktreeConfig = 0o644
+	}
 	for _, p := range []point{
 		{rel: "config", bind: readOnly},
-		{rel: "config.worktree", bind: readOnly, placeholder: 0o644},
+		{rel: "config.worktree", bind: readOnly, placeholder: worktreeConfig},
 		{rel: "commondir"}, // a main git directory has none; one would send git elsewhere
 		{rel: "hooks", bind: readOnly, placeholder: fs.ModeDir | 0o755},
 		{rel: "info", bind: readOnly, placeholder: fs.ModeDir | 0o755},
@@ -88,7 +98,7 @@ func Take(ctx context.Context, g git.Repo) (*Guard, error) {
 		p.base = common
 		gd.points = append(gd.points, p)
 	}
-	if err := gd.addWorktrees(); err != nil {
+	if err := gd.addWorktrees(worktreeConfig); err != nil {
 		return nil, err
 	}
 	if err := gd.addModules(ctx, g, "modules"); err != nil {
@@ -108,9 +118,10 @@ func Take(ctx context.Context, g git.Repo) (*Guard, error) {
 
 func (p point) path() string { return filepath.Join(p.base, p.rel) }
 
-// addWorktrees adds every linked worktree: its commondir, gitdir and config.worktree, and the
-// .git file its gitdir names, when that is inside the main working tree.
-func (gd *Guard) addWorktrees() error {
+// addWorktrees adds every linked worktree: its commondir, gitdir and config.worktree (which
+// gets a mount target when config says so), and the .git file its gitdir names, when that is
+// inside the main working tree.
+func (gd *Guard) addWorktrees(config fs.FileMode) error {
 	entries, err := os.ReadDir(filepath.Join(gd.common, "worktrees"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -126,22 +137,23 @@ func (gd *Guard) addWorktrees() error {
 		dir := filepath.Join("worktrees", e.Name())
 		gd.points = append(gd.points,
 			point{base: gd.common, rel: dir, bind: onItself},
-			point{base: gd.common, rel: filepath.Join(dir, "commondir"), bind: readOnly},
-			point{base: gd.common, rel: filepath.Join(dir, "gitdir"), bind: readOnly},
-			point{base: gd.common, rel: filepath.Join(dir, "config.worktree"), bind: readOnly, placeholder: 0o644})
+			point{base: gd.common, rel: filepath.Join(dir, "commondir"), bind: readOnly, worktree: dir},
+			point{base: gd.common, rel: filepath.Join(dir, "gitdir"), bind: readOnly, worktree: dir},
+			point{base: gd.common, rel: filepath.Join(dir, "config.worktree"), bind: readOnly, placeholder: config, worktree: dir})
 		gitfile, err := os.ReadFile(filepath.Join(gd.common, dir, "gitdir"))
 		if err != nil {
 			continue // a broken worktree: git prune will forget it
 		}
-		gd.addGitfile(strings.TrimSpace(string(gitfile)))
+		gd.addGitfile(strings.TrimSpace(string(gitfile)), dir)
 	}
 	return nil
 }
 
-// addGitfile adds the .git file at path, when it lies inside the main working tree.
-func (gd *Guard) addGitfile(path string) {
+// addGitfile adds the .git file at path, when it lies inside the main working tree; worktree
+// is the linked worktree's directory under the common one, "" for a submodule.
+func (gd *Guard) addGitfile(path, worktree string) {
 	if rel, ok := inside(gd.top, path); ok {
-		gd.points = append(gd.points, point{base: gd.top, rel: rel, bind: readOnly})
+		gd.points = append(gd.points, point{base: gd.top, rel: rel, bind: readOnly, worktree: worktree})
 	}
 }
 
@@ -184,7 +196,7 @@ func (gd *Guard) addModules(ctx context.Context, g git.Repo, rel string) error {
 			if !filepath.IsAbs(wt) {
 				wt = filepath.Join(gitDir, wt)
 			}
-			gd.addGitfile(filepath.Join(wt, ".git"))
+			gd.addGitfile(filepath.Join(wt, ".git"), "")
 		}
 		if err := gd.addModules(ctx, g, filepath.Join(dir, "modules")); err != nil {
 			return err
@@ -289,7 +301,7 @@ func (gd *Guard) Check() ([]Change, error) {
 	var changes []Change
 	var errs []error
 	for _, p := range gd.points {
-		if !p.kept() {
+		if !p.kept() || gd.removed(p) {
 			continue
 		}
 		root, ok := roots[p.base]
@@ -314,6 +326,24 @@ func (gd *Guard) Check() ([]Change, error) {
 	slices.SortFunc(changes, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
 	changes = slices.Compact(changes)
 	return changes, errors.Join(errs...)
+}
+
+// removed reports whether p belongs to a linked worktree that git worktree remove took away
+// since Take: another run's, on the host. Its directory is gone, and so is the worktrees
+// directory (git removes it with its last worktree) or that is still a directory, not a link.
+func (gd *Guard) removed(p point) bool {
+	if p.worktree == "" {
+		return false
+	}
+	fi, err := os.Lstat(filepath.Join(gd.common, filepath.Dir(p.worktree)))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return true
+	case err != nil || !fi.IsDir():
+		return false
+	}
+	_, err = os.Lstat(filepath.Join(gd.common, p.worktree))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // Close checks a last time, once nothing can write the repository any more, and removes the

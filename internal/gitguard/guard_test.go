@@ -285,14 +285,12 @@ func TestBinds_mounts_kept_paths_and_makes_missing_targets(t *testing.T) {
 	}
 	want := []string{
 		".git/config ro",
-		".git/config.worktree ro",
 		".git/hooks ro",
 		".git/info ro",
 		".git/worktrees rw",
 		".git/worktrees/wt rw",
 		".git/worktrees/wt/commondir ro",
 		".git/worktrees/wt/gitdir ro",
-		".git/worktrees/wt/config.worktree ro",
 		".sandcastle/worktrees/wt/.git ro",
 		".git/modules/sub/config ro",
 		".git/modules/sub/hooks ro",
@@ -301,9 +299,12 @@ func TestBinds_mounts_kept_paths_and_makes_missing_targets(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("binds =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	for _, p := range []string{"hooks", "config.worktree", "worktrees/wt/config.worktree"} {
-		if _, err := os.Lstat(filepath.Join(gd, p)); err != nil {
-			t.Errorf("no mount target .git/%s: %v", p, err)
+	if _, err := os.Lstat(filepath.Join(gd, "hooks")); err != nil {
+		t.Errorf("no mount target .git/hooks: %v", err)
+	}
+	for _, p := range []string{"config.worktree", "worktrees/wt/config.worktree"} {
+		if _, err := os.Lstat(filepath.Join(gd, p)); !os.IsNotExist(err) {
+			t.Errorf(".git/%s was made, though git reads none without extensions.worktreeConfig (%v)", p, err)
 		}
 	}
 	if changes, err := g.Check(); err != nil || len(changes) != 0 {
@@ -315,6 +316,49 @@ func TestBinds_mounts_kept_paths_and_makes_missing_targets(t *testing.T) {
 	diffTrees(t, ".git after Close", tree(t, gd), before)
 	if changes, err := g.Check(); err != nil || len(changes) != 0 {
 		t.Errorf("Check after Close = %v, %v; want the repository as before Binds", changes, err)
+	}
+}
+
+// TestBinds_worktree_config_targets: with extensions.worktreeConfig, git reads config.worktree,
+// so a missing one gets an empty file to mount over, which Close removes.
+func TestBinds_worktree_config_targets(t *testing.T) {
+	r := newRepo(t)
+	gd := filepath.Join(r.top, ".git")
+	r.git(t, r.top, "config", "extensions.worktreeConfig", "true")
+	before := tree(t, gd)
+	g := r.take(t, r.wt)
+	binds, err := g.Binds(r.wt, gd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"config.worktree", "worktrees/wt/config.worktree"} {
+		path := filepath.Join(gd, p)
+		if !slices.Contains(binds, gitguard.Bind{Path: path, ReadOnly: true}) {
+			t.Errorf("binds %v lack %s read-only", binds, path)
+		}
+		if b, err := os.ReadFile(path); err != nil || len(b) != 0 {
+			t.Errorf("mount target %s = %q, %v; want an empty file", p, b, err)
+		}
+	}
+	if changes, err := g.Close(); err != nil || len(changes) != 0 {
+		t.Errorf("Close = %v, %v; want nothing to put back", changes, err)
+	}
+	diffTrees(t, ".git after Close", tree(t, gd), before)
+}
+
+// TestCheck_lets_a_removed_worktree_go: a worktree that git worktree remove took away during
+// the run (another run's, finishing on the host) is not made again.
+func TestCheck_lets_a_removed_worktree_go(t *testing.T) {
+	r := newRepo(t)
+	g := r.take(t, r.top)
+	r.git(t, r.top, "worktree", "remove", r.wt)
+	if changes, err := g.Check(); err != nil || len(changes) != 0 {
+		t.Errorf("Check = %v, %v; want nothing put back", changes, err)
+	}
+	for _, p := range []string{filepath.Join(r.top, ".git", "worktrees", "wt"), r.wt} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is back (%v)", p, err)
+		}
 	}
 }
 
