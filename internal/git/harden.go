@@ -23,7 +23,7 @@ var hardened = []string{
 	// The ext:: transport runs a command line taken from the URL; a url.<base>.insteadOf planted
 	// in the repository could rewrite any remote to one.
 	"protocol.ext.allow=never",
-	// Submodules have configs of their own, which the renaming below does not read: no command
+	// Submodules have configs of their own, which countermand below does not read: no command
 	// of ours goes into them.
 	"submodule.recurse=false",
 	"fetch.recurseSubmodules=false",

@@ -78,15 +78,21 @@ func Take(ctx context.Context, g git.Repo) (*Guard, error) {
 		return nil, fmt.Errorf("gitguard: %w", err)
 	}
 	list, err := g.WorktreeList(ctx)
-	if err != nil || len(list) == 0 {
-		return nil, fmt.Errorf("gitguard: list the worktrees of %s: %v", g.Dir, err)
+	if err != nil {
+		return nil, fmt.Errorf("gitguard: %w", err)
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("gitguard: git lists no working tree for %s", g.Dir)
 	}
 	gd := &Guard{top: filepath.Clean(list[0].Path), common: common}
 	// A config.worktree is read only with extensions.worktreeConfig, which is in the config the
 	// sandbox cannot change: without it, a planted one is inert and needs no mount target.
 	worktreeConfig := fs.FileMode(0)
-	if on, err := g.Run(ctx, "config", "--bool", "--get", "extensions.worktreeConfig"); err == nil && on == "true" {
+	switch on, err := g.Run(ctx, "config", "--type=bool", "--get", "extensions.worktreeConfig"); {
+	case err == nil && on == "true":
 		worktreeConfig = 0o644
+	case err != nil && git.ExitCode(err) != 1: // 1: not set
+		return nil, fmt.Errorf("gitguard: %w", err)
 	}
 	for _, p := range []point{
 		{rel: "config", bind: readOnly},
