@@ -19,7 +19,7 @@ type repo struct {
 	env     []string
 }
 
-func newRepo(t *testing.T) *repo {
+func newRepo(t testing.TB) *repo {
 	t.Helper()
 	home := t.TempDir()
 	r := &repo{top: t.TempDir(), env: []string{
@@ -41,7 +41,7 @@ func newRepo(t *testing.T) *repo {
 	return r
 }
 
-func (r *repo) git(t *testing.T, dir string, args ...string) string {
+func (r *repo) git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -62,7 +62,7 @@ func (r *repo) take(t *testing.T, dir string) *gitguard.Guard {
 	return g
 }
 
-func write(t *testing.T, path, content string) {
+func write(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -384,4 +384,19 @@ func TestBinds_head_sees_every_worktree(t *testing.T) {
 		}
 	}
 	g.Close()
+}
+
+// BenchmarkCheck measures the check after every iteration, on a repository with a worktree, a
+// submodule and git's sample hooks, when the agent changed nothing.
+func BenchmarkCheck(b *testing.B) {
+	r := newRepo(b)
+	g, err := gitguard.Take(b.Context(), git.New(r.wt, r.env))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if changes, err := g.Check(); err != nil || len(changes) > 0 {
+			b.Fatal(changes, err)
+		}
+	}
 }
