@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/sandcastle-action/sandcastle/internal/gitguard"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
@@ -31,7 +32,11 @@ var hostOnly = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR"}
 // at the same path it has here (so git's worktree pointers resolve unchanged), as the
 // workspace's owner, hardened by default. The workspace is mounted, or copied in when
 // sandbox-sync says copy, or says auto and the daemon cannot see it; copied reports which.
-func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top string, vars map[string]string, log *report.Log) (sb *docker.Sandbox, copied bool, err error) {
+//
+// The repository's git directory is mounted too, as a mount of its own even inside the
+// workspace, with guard's read-only binds over it: the agent can commit, but not change what
+// git on the host runs.
+func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top string, vars map[string]string, guard *gitguard.Guard, log *report.Log) (sb *docker.Sandbox, copied bool, err error) {
 	d := p.cfg.Docker
 	engine, err := docker.New(ctx)
 	if err != nil {
@@ -42,10 +47,11 @@ func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top str
 		return nil, false, err
 	}
 	// Paths inside the sandbox are ours; sources are the daemon host's (the same unless we run in
-	// a container ourselves).
+	// a container ourselves). A worktree's git directory is outside it.
+	common := guard.CommonDir()
 	workspaceDirs := []string{ws.Dir}
-	if ws.Worktree {
-		workspaceDirs = append(workspaceDirs, filepath.Join(top, ".git"))
+	if rel, err := filepath.Rel(ws.Dir, common); err != nil || !filepath.IsLocal(rel) {
+		workspaceDirs = append(workspaceDirs, common)
 	}
 	copied, unseen, err := copyWorkspace(d.Sync, workspaceDirs, hostPath)
 	if err != nil {
@@ -91,6 +97,18 @@ func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top str
 	if !copied {
 		for _, dir := range workspaceDirs {
 			binds = append(binds, docker.Mount{Source: dir, Target: dir})
+		}
+		// A mount point cannot be renamed or replaced: the git directory the host reads stays
+		// this one.
+		if len(workspaceDirs) == 1 {
+			binds = append(binds, docker.Mount{Source: common, Target: common})
+		}
+		protect, err := guard.Binds(workspaceDirs...)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, b := range protect {
+			binds = append(binds, docker.Mount{Source: b.Path, Target: b.Path, ReadOnly: b.ReadOnly})
 		}
 	}
 	for _, m := range d.Mounts {

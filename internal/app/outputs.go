@@ -66,6 +66,8 @@ func summaryOf(cfg inputs.Config, o report.Outputs, res run.Result) report.Run {
 		PRNumber:          o.PRNumber,
 		PRURL:             o.PRURL,
 		CommentURL:        o.CommentURL,
+		GitGuarded:        cfg.Sandbox == inputs.SandboxDocker,
+		GitRestored:       o.RestoredGit,
 	}
 	if res.Output != nil {
 		s.Output = string(res.Output.JSON)

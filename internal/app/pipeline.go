@@ -16,6 +16,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/gitguard"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
 	"github.com/sandcastle-action/sandcastle/internal/report"
@@ -572,7 +573,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	if prog != nil {
 		onProgress = prog.update
 	}
-	base, res, runErr := p.loop(ctx, ws, top, log, onProgress)
+	base, res, restored, runErr := p.loop(ctx, ws, top, log, onProgress)
 	out, finishErr := finish(runErr == nil)
 	if runErr == nil && finishErr != nil {
 		runErr = finishErr
@@ -585,6 +586,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	}
 	status := statusOf(ctx, res, runErr)
 	outputs := p.outputs(ws, out, base, res, status, logPath)
+	outputs.RestoredGit = restored
 	outputs.CommentURL = prog.commentURL()
 	if res.Output != nil {
 		var skipped []string
@@ -642,29 +644,45 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	return final, runErr
 }
 
-// loop runs the hooks, starts the sandbox and runs the agent in it.
-func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, log *report.Log, progress func(run.Progress)) (base string, res run.Result, err error) {
+// loop runs the hooks, starts the sandbox and runs the agent in it. With a Docker sandbox it
+// also returns the paths of the repository's git directory that the agent changed and that
+// were put back.
+func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, log *report.Log, progress func(run.Progress)) (base string, res run.Result, restored []string, err error) {
 	cfg := p.cfg
 	pr, err := p.promptFor(ws, log)
 	if err != nil {
-		return "", res, err
+		return "", res, nil, err
 	}
 	vars, err := p.agentVars(ctx, ws)
 	if err != nil {
-		return "", res, err
+		return "", res, nil, err
 	}
 	onHost := host.New(ws.Dir, environ(vars))
 	defer onHost.Close(context.WithoutCancel(ctx))
 	if err := run.Hooks(ctx, onHost, "hook-worktree-ready", cfg.Hooks.WorktreeReady, cfg.Hooks.Timeout, false); err != nil {
-		return "", res, err
+		return "", res, nil, err
 	}
 
 	sb := sandbox.Sandbox(onHost) // sandbox: none runs the agent on the host
 	var repo run.Repo = repoView{ws}
+	var checkRepo func(context.Context) error
 	if cfg.Sandbox == inputs.SandboxDocker {
-		container, copied, err := p.startDocker(ctx, ws, top, vars, log)
-		if err != nil {
-			return "", res, err
+		// Recorded once the host's own hook is done, so what it set up is kept.
+		g, gerr := gitguard.Take(ctx, p.hostGit(ws.Dir))
+		if gerr != nil {
+			return "", res, nil, gerr
+		}
+		guard := &repoGuard{guard: g, log: log}
+		// Deferred before closeSandbox, so it runs once the sandbox is gone; a failure to put
+		// the repository back fails the run.
+		defer func() {
+			err = guard.close(err)
+			restored = guard.restored
+		}()
+		checkRepo = func(context.Context) error { return guard.check() }
+		container, copied, serr := p.startDocker(ctx, ws, top, vars, g, log)
+		if serr != nil {
+			return "", res, nil, serr
 		}
 		sb = container
 		defer closeSandbox(ctx, sb, log)
@@ -675,19 +693,25 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, lo
 		}
 	}
 	if err := run.SandboxReadyHooks(ctx, sb, onHost, cfg.Hooks.SandboxReady, cfg.Hooks.HostSandboxReady, cfg.Hooks.Timeout); err != nil {
-		return "", res, err
+		return "", res, nil, err
 	}
 	var saver run.Saver
 	if sessions := p.sessions(sb, ws); sessions != nil {
 		saver = sessions
 		if cfg.ResumeSession != "" {
 			if err := sessions.Restore(ctx, cfg.ResumeSession); err != nil {
-				return "", res, err
+				return "", res, nil, err
 			}
 		}
 	}
+	if checkRepo != nil {
+		// The sandbox's own hook ran in the repository too.
+		if err := checkRepo(ctx); err != nil {
+			return "", res, nil, err
+		}
+	}
 	if base, err = ws.Head(ctx); err != nil {
-		return "", res, err
+		return "", res, nil, err
 	}
 	res, err = run.Loop(ctx, run.Config{
 		Agent: p.agent,
@@ -705,9 +729,10 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, lo
 		Output:            p.output,
 		OutputRetries:     outputRetries(cfg),
 		Verbose:           cfg.Verbose,
+		Guard:             checkRepo,
 		Progress:          progress,
 	}, sb, repo, log)
-	return base, res, err
+	return base, res, nil, err
 }
 
 // sessions is how the agent's sessions leave the sandbox, or nil when it keeps none or there is

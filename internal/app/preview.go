@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/sandcastle-action/sandcastle/internal/gitguard"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/run"
@@ -39,7 +40,7 @@ func printPrompt(ctx context.Context, sys System, raw inputs.Raw, workDir string
 
 // preview expands the prompt in a sandbox on the checkout as it is, with the branches the run
 // would have, and stops the sandbox again.
-func (p *plan) preview(ctx context.Context, log *report.Log) (string, error) {
+func (p *plan) preview(ctx context.Context, log *report.Log) (_ string, err error) {
 	cfg := p.cfg
 	ws, err := workspace.Preview(ctx, p.gitEnv, workspace.Options{
 		RepoDir:   cfg.WorkingDirectory,
@@ -61,7 +62,15 @@ func (p *plan) preview(ctx context.Context, log *report.Log) (string, error) {
 	}
 	var sb sandbox.Sandbox = host.New(ws.Dir, environ(vars))
 	if cfg.Sandbox == inputs.SandboxDocker {
-		if sb, _, err = p.startDocker(ctx, ws, ws.Dir, vars, log); err != nil {
+		// The commands run in the sandbox as the agent would, so the git directory is guarded
+		// as for a run: put back, and its mount targets removed, once the sandbox is gone.
+		g, err := gitguard.Take(ctx, p.hostGit(ws.Dir))
+		if err != nil {
+			return "", err
+		}
+		guard := &repoGuard{guard: g, log: log}
+		defer func() { err = guard.close(err) }()
+		if sb, _, err = p.startDocker(ctx, ws, ws.Dir, vars, g, log); err != nil {
 			return "", err
 		}
 	}

@@ -7,6 +7,17 @@
 // config file and secrets stay out of argv. When the context ends, git and every process it
 // started are killed.
 //
+// Every command is also hardened against the repository it runs in, whose config, hooks and
+// attributes an agent may have written: hooks and fsmonitor are off, submodules are left alone,
+// and before a command that could run a program, the config it would read is listed (reading
+// runs nothing) so that every program the repository's own config names (filter, diff and merge
+// drivers, textconv, external diff, credential helper, ssh command, askpass, pager, editor, gpg
+// program, remote helper) is replaced by the user's own setting or by one that runs nothing.
+// What cannot be replaced from the command line (an include, a remote's upload-pack or
+// receive-pack) refuses the command with an *UnsafeConfigError. The settings travel through
+// GIT_CONFIG_COUNT after the caller's, so no caller can forget or undo them, and they reach the
+// git processes a command starts in submodules.
+//
 // Branch names from users are checked with gitref.Check before they reach a command line, so a
 // name can never be read as an option.
 package git

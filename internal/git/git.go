@@ -20,7 +20,8 @@ type Repo struct {
 	// before every command, and the hermetic settings are added.
 	Env []string
 	// Config holds key=value pairs handed to every command through GIT_CONFIG_COUNT (git 2.31+),
-	// as if given with -c: no config file is written and values never appear in argv.
+	// as if given with -c: no config file is written and values never appear in argv. The
+	// hardened settings (harden.go) come after them, so no caller can switch hooks back on.
 	Config []string
 }
 
@@ -97,12 +98,23 @@ const waitDelay = 2 * time.Second
 
 // Run runs git with args in r.Dir and returns its stdout without the trailing newline. A non-zero
 // exit is an *Error (stdout is still returned); when ctx ends the process group is killed and
-// the error wraps context.Cause(ctx).
+// the error wraps context.Cause(ctx). Every command is hardened against the repository's own
+// config (see harden.go): it first lists the settings the command would read, and is refused
+// with an *UnsafeConfigError when one of them cannot be taken back.
 func (r Repo) Run(ctx context.Context, args ...string) (string, error) {
+	config, env, err := r.countermands(ctx, args)
+	if err != nil {
+		return "", err
+	}
+	return r.exec(ctx, args, config, env)
+}
+
+// exec runs git with args, the hardened settings and the extra config pairs and environment.
+func (r Repo) exec(ctx context.Context, args, config, env []string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = r.Dir
-	cmd.Env = r.environ()
+	cmd.Env = append(r.environ(config), env...)
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = waitDelay
@@ -144,12 +156,14 @@ func dropped(key string) bool {
 	return false
 }
 
-// environ builds the environment of one command from the base environment.
-func (r Repo) environ() []string {
+// environ builds the environment of one command from the base environment: r.Config, then the
+// hardened settings and extra, which so come last and win.
+func (r Repo) environ(extra []string) []string {
 	// Stable messages, no prompts, no editor, and no optional index locks that would race with
 	// the user's or the agent's own git.
 	fixed := []string{"LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=:", "GIT_OPTIONAL_LOCKS=0"}
-	env := make([]string, 0, len(r.Env)+len(fixed)+2*len(r.Config)+1)
+	config := append(append(append([]string(nil), r.Config...), hardened...), extra...)
+	env := make([]string, 0, len(r.Env)+len(fixed)+2*len(config)+1)
 	count := 0
 	for _, kv := range r.Env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -164,15 +178,12 @@ func (r Repo) environ() []string {
 		env = append(env, kv)
 	}
 	env = append(env, fixed...)
-	for _, kv := range r.Config {
+	for _, kv := range config {
 		k, v, _ := strings.Cut(kv, "=")
 		env = append(env,
 			fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", count, k),
 			fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", count, v))
 		count++
 	}
-	if count > 0 {
-		env = append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(count))
-	}
-	return env
+	return append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(count))
 }

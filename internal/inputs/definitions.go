@@ -230,7 +230,7 @@ var Definitions = []Definition{
 	{
 		Name:        InputSandbox,
 		Default:     SandboxDocker,
-		Description: "Where the agent runs: docker (in a container from image, as a non-root user without capabilities, with memory and process limits) or none (directly in the action's container or on your machine, without isolation). The inputs image to sandbox-sync apply only to docker.",
+		Description: "Where the agent runs: docker (in a container from image, as a non-root user without capabilities, with memory and process limits, unable to change what git on the runner executes) or none (directly in the action's container or on your machine, without isolation). Use none for trusted prompts only: there the agent runs as the action itself, with the job's token and every secret in reach, and can plant in the repository's .git what later git commands of the job run. The inputs image to sandbox-sync apply only to docker.",
 		Kind:        KindChoice,
 		Choices:     knownSandboxes,
 	},
@@ -553,6 +553,7 @@ var OutputNames = []string{
 	"pr-url",
 	"comment-url",
 	"refusal-reason",
+	"restored-git-files",
 }
 
 // Sandbox names.

@@ -36,6 +36,9 @@ type Outputs struct {
 	PRURL               string
 	CommentURL          string
 	RefusalReason       string
+	// RestoredGit are the paths in the repository's git directory the agent changed and the run
+	// put back (see package gitguard).
+	RestoredGit []string
 	// Fields are the top-level fields of an object structured output, by name, each value a
 	// string as is or compact JSON. Each becomes the output "output-<name>", after the declared
 	// ones; see FieldOutputs for which names qualify.
@@ -44,11 +47,6 @@ type Outputs struct {
 
 // Pairs returns every output name and value, in the order action.yml declares them.
 func (o Outputs) Pairs() [][2]string {
-	commits := "[]"
-	if len(o.Commits) > 0 {
-		b, _ := json.Marshal(o.Commits) // strings always encode
-		commits = string(b)
-	}
 	prNumber := ""
 	if o.PRNumber > 0 {
 		prNumber = strconv.Itoa(o.PRNumber)
@@ -57,7 +55,7 @@ func (o Outputs) Pairs() [][2]string {
 		{"status", o.Status},
 		{"iterations", strconv.Itoa(o.Iterations)},
 		{"completion-signal", o.CompletionSignal},
-		{"commits", commits},
+		{"commits", jsonList(o.Commits)},
 		{"commit-count", strconv.Itoa(len(o.Commits))},
 		{"branch", o.Branch},
 		{"base-sha", o.BaseSHA},
@@ -78,11 +76,21 @@ func (o Outputs) Pairs() [][2]string {
 		{"pr-url", o.PRURL},
 		{"comment-url", o.CommentURL},
 		{"refusal-reason", o.RefusalReason},
+		{"restored-git-files", jsonList(o.RestoredGit)},
 	}
 	for _, name := range slices.Sorted(maps.Keys(o.Fields)) {
 		pairs = append(pairs, [2]string{FieldPrefix + name, o.Fields[name]})
 	}
 	return pairs
+}
+
+// jsonList is a list output: a JSON array of strings, [] when empty.
+func jsonList(l []string) string {
+	if len(l) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(l) // strings always encode
+	return string(b)
 }
 
 // FieldPrefix starts the name of the output that carries one field of an object structured

@@ -11,7 +11,7 @@ func TestPairsNamesAndOrder(t *testing.T) {
 		"status", "iterations", "completion-signal", "commits", "commit-count", "branch", "base-sha",
 		"head-sha", "output", "session-id", "session-file", "input-tokens", "output-tokens", "cache-read-tokens",
 		"cache-creation-tokens", "cost-usd", "log-file", "preserved-worktree", "pushed", "recovery-branch",
-		"pr-number", "pr-url", "comment-url", "refusal-reason",
+		"pr-number", "pr-url", "comment-url", "refusal-reason", "restored-git-files",
 	}
 	pairs := Outputs{}.Pairs()
 	if got, want := len(pairs), len(want); got != want {
@@ -49,6 +49,7 @@ func TestPairsValues(t *testing.T) {
 		PRURL:               "https://github.com/o/r/pull/7",
 		CommentURL:          "https://github.com/o/r/issues/3#issuecomment-9",
 		RefusalReason:       "",
+		RestoredGit:         []string{".git/config", ".git/hooks/post-checkout"},
 	}
 	want := map[string]string{
 		"status": "success", "iterations": "3", "completion-signal": "<promise>COMPLETE</promise>",
@@ -59,6 +60,7 @@ func TestPairsValues(t *testing.T) {
 		"preserved-worktree": "/w/tree", "pushed": "true", "recovery-branch": "sandcastle/recovery/fix-1",
 		"pr-number": "7", "pr-url": "https://github.com/o/r/pull/7",
 		"comment-url": "https://github.com/o/r/issues/3#issuecomment-9", "refusal-reason": "",
+		"restored-git-files": `[".git/config",".git/hooks/post-checkout"]`,
 	}
 	for _, p := range o.Pairs() {
 		if got, want := p[1], want[p[0]]; got != want {
@@ -73,8 +75,8 @@ func TestPairsNoCommits(t *testing.T) {
 		for _, p := range (Outputs{Commits: commits}).Pairs() {
 			got[p[0]] = p[1]
 		}
-		if got["commits"] != "[]" || got["commit-count"] != "0" {
-			t.Errorf("commits=%q commit-count=%q, want [] and 0", got["commits"], got["commit-count"])
+		if got["commits"] != "[]" || got["commit-count"] != "0" || got["restored-git-files"] != "[]" {
+			t.Errorf("commits=%q commit-count=%q restored-git-files=%q, want [], 0 and []", got["commits"], got["commit-count"], got["restored-git-files"])
 		}
 	}
 }

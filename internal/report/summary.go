@@ -33,6 +33,10 @@ type Run struct {
 	PRNumber          int
 	PRURL             string
 	CommentURL        string
+	// GitGuarded says the repository's git directory was kept from the agent (a Docker
+	// sandbox); GitRestored lists what the agent changed in it and the run put back.
+	GitGuarded  bool
+	GitRestored []string
 }
 
 // Iteration is one agent invocation's usage.
@@ -91,6 +95,13 @@ func Summary(s Run) string {
 	if s.LogFile != "" {
 		row(&b, "Log file", code(s.LogFile))
 	}
+	if s.GitGuarded {
+		state := "as it was"
+		if n := len(s.GitRestored); n > 0 {
+			state = fmt.Sprintf("**put back**: the agent changed %d path(s)", n)
+		}
+		row(&b, "Git directory", state)
+	}
 
 	if len(s.Commits) > 0 {
 		b.WriteString("\n### Commits\n\n")
@@ -128,6 +139,13 @@ func Summary(s Run) string {
 
 	if s.PreservedWorktree != "" {
 		fmt.Fprintf(&b, "\n> **Uncommitted work was preserved** in the worktree %s.\n", code(s.PreservedWorktree))
+	}
+	if len(s.GitRestored) > 0 {
+		paths := make([]string, len(s.GitRestored))
+		for i, p := range s.GitRestored {
+			paths[i] = code(p)
+		}
+		fmt.Fprintf(&b, "\n> **The agent changed the repository's git directory**, where git on the runner finds its hooks, config and attributes; the run put back %s.\n", strings.Join(paths, ", "))
 	}
 	return b.String()
 }

@@ -101,6 +101,27 @@ func TestSummaryGolden(t *testing.T) {
 			},
 		},
 		{
+			name: "git_restored",
+			run: Run{
+				Status:        "complete",
+				Branch:        "main",
+				MaxIterations: 1,
+				Iterations:    []Iteration{{Number: 1}},
+				GitGuarded:    true,
+				GitRestored:   []string{".git/commondir", ".git/config", ".git/hooks/post-`checkout`"},
+			},
+		},
+		{
+			name: "git_guarded_untouched",
+			run: Run{
+				Status:        "incomplete",
+				Branch:        "main",
+				MaxIterations: 1,
+				Iterations:    []Iteration{{Number: 1}},
+				GitGuarded:    true,
+			},
+		},
+		{
 			name: "refused",
 			run:  Run{Status: "refused", RefusalReason: "octocat has read permission on o/r; write, maintain or admin is needed | or allowed-users"},
 		},

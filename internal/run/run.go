@@ -65,6 +65,11 @@ type Config struct {
 	// so it outlives the sandbox.
 	Sessions Saver
 
+	// Guard, when set, runs after every agent invocation, a cancelled one included, before the
+	// host reads the repository again: it puts back what the agent must not change (see package
+	// gitguard). Its error ends the run.
+	Guard func(ctx context.Context) error
+
 	// Progress, when set, hears how the run goes: as each iteration starts, at each tool call
 	// and once an iteration's commits are known. It is called on the loop's goroutine and must
 	// not block.
@@ -319,6 +324,10 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 	log.BeginAgent()
 	r, err := sb.Exec(w.ctx, sandboxExec(cmd, env, onLine))
 	log.EndAgent()
+	var guardErr error
+	if c.Guard != nil {
+		guardErr = c.Guard(context.WithoutCancel(ctx))
+	}
 
 	it.SessionID, it.Usage, it.HasUsage, it.LastTool = tr.sessionID, tr.usage, tr.hasUsage, tr.lastTool
 	it.Signal = tr.signal()
@@ -330,6 +339,8 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 	it.Commits = commits
 
 	switch {
+	case guardErr != nil:
+		return it, tr, fmt.Errorf("iteration %d: %w", n, guardErr)
 	case errors.Is(err, errGrace):
 		it.Forced = true
 		log.Warning("completion signal seen but the agent kept running; stopped it after the %s grace window (completion-timeout-seconds)", c.CompletionTimeout)

@@ -547,3 +547,74 @@ func TestLoopExpandsInTheSandbox(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopGuardsAfterEveryInvocation: the guard runs after each agent invocation, retries
+// included and a cancelled one too, always before the commits are read; its error ends the run.
+func TestLoopGuardsAfterEveryInvocation(t *testing.T) {
+	t.Parallel()
+	var order []string
+	repo := &orderRepo{fakeRepo: &fakeRepo{}, order: &order}
+	guard := func(ctx context.Context) error {
+		if ctx.Err() != nil {
+			t.Error("the guard got an ended context")
+		}
+		order = append(order, "guard")
+		return nil
+	}
+
+	sb := &fakeSandbox{t: t}
+	sb.add(
+		lines(0, initLine("sess-1"), resultLine("no output yet", false)),
+		lines(0, initLine("sess-1"), resultLine(`<result>{"score": 7}</result>`, false)),
+	)
+	c := config(1)
+	c.Output = &structured.Spec{Tag: "result", Kind: structured.Object}
+	c.OutputRetries = 1
+	c.Guard = guard
+	if _, err := Loop(t.Context(), c, sb, repo, &nopLog{}); err != nil {
+		t.Fatalf("Loop: %v", err)
+	}
+	if got, want := strings.Join(order, " "), "guard commits guard commits"; got != want {
+		t.Errorf("order = %q, want %q", got, want)
+	}
+
+	order = nil
+	ctx, cancel := context.WithCancel(t.Context())
+	sb = &fakeSandbox{t: t}
+	sb.add(func(c context.Context, e sandbox.Exec) (sandbox.Result, error) {
+		cancel()
+		return linesThenHang()(c, e)
+	})
+	c = config(3)
+	c.Guard = guard
+	if _, err := Loop(ctx, c, sb, repo, &nopLog{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Loop: %v", err)
+	}
+	if got, want := strings.Join(order, " "), "guard commits"; got != want {
+		t.Errorf("cancelled: order = %q, want %q", got, want)
+	}
+
+	broken := errors.New("gitguard: put back .git/config: permission denied")
+	sb = &fakeSandbox{t: t}
+	sb.add(lines(0, resultLine("did something", false)))
+	c = config(3)
+	c.Guard = func(context.Context) error { return broken }
+	res, err := Loop(t.Context(), c, sb, &fakeRepo{}, &nopLog{})
+	if !errors.Is(err, broken) || sb.count() != 1 {
+		t.Errorf("Loop = %v after %d execs, want the guard's error after the first", err, sb.count())
+	}
+	if len(res.Commits) != 1 {
+		t.Errorf("commits %v, want the iteration's commit kept", res.Commits)
+	}
+}
+
+// orderRepo records when commits are read.
+type orderRepo struct {
+	*fakeRepo
+	order *[]string
+}
+
+func (r *orderRepo) Commits(ctx context.Context, base string) ([]Commit, error) {
+	*r.order = append(*r.order, "commits")
+	return r.fakeRepo.Commits(ctx, base)
+}

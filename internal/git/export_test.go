@@ -1,0 +1,4 @@
+package git
+
+// Programs is the table of program settings, for the tests.
+var Programs = programs

@@ -1,0 +1,13 @@
+// Package gitguard keeps the files of a repository's git directory that decide which programs
+// git runs, so that an agent in a sandbox, which must be able to commit and so to write .git,
+// cannot leave the host anything to run.
+//
+// Take records them: the config, config.worktree and commondir files, hooks/ and info/ with
+// everything in them, each worktree's commondir, gitdir and config.worktree and the .git file
+// of its working tree, and the same for every submodule's git directory. Binds names what a
+// Docker sandbox should mount read-only over the writable repository, and the directories to
+// mount on themselves so that they cannot be renamed away and replaced; a mount target that
+// does not exist is made empty first and removed by Close. Check compares everything with the
+// record and puts back what differs, never following a link the agent made, and says what it
+// was; Close does the same a last time, once the sandbox is gone.
+package gitguard
