@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -28,8 +29,8 @@ func (g *repoGuard) check() error {
 // close checks a last time, once nothing can write the repository any more, and removes the
 // mount targets the sandbox needed. A failure joins the run's error, err: the repository may
 // still hold what the agent planted.
-func (g *repoGuard) close(err error) error {
-	changes, cerr := g.guard.Close()
+func (g *repoGuard) close(ctx context.Context, err error) error {
+	changes, cerr := g.guard.Close(ctx)
 	g.note(changes)
 	return errors.Join(err, cerr)
 }
@@ -46,5 +47,5 @@ func (g *repoGuard) note(changes []gitguard.Change) {
 		}
 	}
 	slices.Sort(g.restored)
-	g.log.Warning("the agent changed files in the repository's git directory that decide what git runs on this machine; they were put back as they were: %s", strings.Join(what, ", "))
+	g.log.Warning("the agent changed what decides which programs git runs on this machine (files of the repository's git directory, or a repository it nested in the working tree); each was put back as it was, or moved out of the working tree: %s", strings.Join(what, ", "))
 }

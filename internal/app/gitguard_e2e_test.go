@@ -57,7 +57,11 @@ func plantScript(markers string, redirect bool) string {
 	// The commit carries the attributes: a merge or checkout on the host applies them.
 	w(`printf '*.txt filter=planted diff=planted\n' > .gitattributes`)
 	w(`echo planted > notes.txt; echo planted > notes.md; echo planted > notes.incl`)
+	// A repository of its own nested in the working tree, committed as a gitlink: the owner's
+	// git status goes into it and runs its config.
+	w(`git init -q nested && git -C nested commit -q --allow-empty -m nested`)
 	w(`git add -A && git commit -qm 'Plant attributes'`)
+	w(`git -C nested config core.fsmonitor "$(P nested-fsmonitor); false"`)
 	if redirect {
 		// A git directory of the agent's, with the repository's objects and refs so that it
 		// works, and a config of its own.
@@ -205,12 +209,13 @@ func TestDockerAgentCannotPlantInGit(t *testing.T) {
 
 				// Nothing else was ever changed: the read-only mounts held. What the agent could
 				// still write: a commondir, and a config.worktree, which git reads only with
-				// extensions.worktreeConfig (so it gets no mount target here).
+				// extensions.worktreeConfig (so it gets no mount target here). And a repository
+				// it nested in the mounted working tree, which is moved away.
 				var want []string // patterns
 				if mounted {
-					want = []string{".git/commondir", ".git/config.worktree"}
+					want = []string{".git/commondir", ".git/config.worktree", "nested/.git"}
 					if strategy != "head" {
-						want[1] = ".git/worktrees/*/config.worktree"
+						want[1], want[2] = ".git/worktrees/*/config.worktree", ".sandcastle/worktrees/*/nested/.git"
 					}
 				}
 				got := commitList(t, out["restored-git-files"])

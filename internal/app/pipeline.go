@@ -676,7 +676,9 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, lo
 		// Deferred before closeSandbox, so it runs once the sandbox is gone; a failure to put
 		// the repository back fails the run.
 		defer func() {
-			err = guard.close(err)
+			cctx, cancel := afterRun(ctx, p.cleanup)
+			defer cancel()
+			err = guard.close(cctx, err)
 			restored = guard.restored
 		}()
 		checkRepo = func(context.Context) error { return guard.check() }

@@ -69,7 +69,11 @@ func (p *plan) preview(ctx context.Context, log *report.Log) (_ string, err erro
 			return "", err
 		}
 		guard := &repoGuard{guard: g, log: log}
-		defer func() { err = guard.close(err) }()
+		defer func() {
+			cctx, cancel := afterRun(ctx, p.cleanup)
+			defer cancel()
+			err = guard.close(cctx, err)
+		}()
 		if sb, _, err = p.startDocker(ctx, ws, ws.Dir, vars, g, log); err != nil {
 			return "", err
 		}

@@ -9,5 +9,9 @@
 // mount on themselves so that they cannot be renamed away and replaced; a mount target that
 // does not exist is made empty first and removed by Close. Check compares everything with the
 // record and puts back what differs, never following a link the agent made, and says what it
-// was; Close does the same a last time, once the sandbox is gone.
+// was; Close does the same a last time, once the sandbox is gone, and moves into the git
+// directory's sandcastle-quarantine/ each repository the agent nested in a working tree (as a
+// gitlink, or untracked where the next git add -A would make one), whose own config a plain git
+// status would run. A nested repository that was there at Take is the user's: it stays, its
+// config, hooks and info/ kept like a submodule's.
 package gitguard

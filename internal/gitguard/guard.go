@@ -22,6 +22,11 @@ type Guard struct {
 	points []point
 	// placeholders are the mount targets Binds made; Close removes them.
 	placeholders []point
+	// git runs in the repository; trees are its working trees, and known the repositories
+	// nested in them at Take (see nested.go).
+	git   git.Repo
+	trees []string
+	known map[string]bool
 }
 
 // point is one path at rel under base (the common directory or the main working tree): kept
@@ -108,6 +113,16 @@ func Take(ctx context.Context, g git.Repo) (*Guard, error) {
 		return nil, err
 	}
 	if err := gd.addModules(ctx, g, "modules"); err != nil {
+		return nil, err
+	}
+	gd.git = g
+	var trees []string
+	for _, w := range list {
+		if !w.Bare {
+			trees = append(trees, filepath.Clean(w.Path))
+		}
+	}
+	if err := gd.addNested(ctx, g, trees); err != nil {
 		return nil, err
 	}
 	for i := range gd.points {
@@ -352,11 +367,14 @@ func (gd *Guard) removed(p point) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-// Close checks a last time, once nothing can write the repository any more, and removes the
-// mount targets Binds made.
-func (gd *Guard) Close() ([]Change, error) {
+// Close checks a last time, once nothing can write the repository any more, moves out of the
+// working trees the repositories the agent nested in them, and removes the mount targets Binds
+// made.
+func (gd *Guard) Close(ctx context.Context) ([]Change, error) {
 	changes, err := gd.Check()
-	var errs []error
+	moved, qerr := gd.quarantine(ctx)
+	changes = append(changes, moved...)
+	errs := []error{qerr}
 	for _, p := range slices.Backward(gd.placeholders) {
 		if rerr := os.Remove(p.path()); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("gitguard: remove the mount target %s: %w", p.path(), rerr))

@@ -310,7 +310,7 @@ func TestBinds_mounts_kept_paths_and_makes_missing_targets(t *testing.T) {
 	if changes, err := g.Check(); err != nil || len(changes) != 0 {
 		t.Errorf("Check with the mount targets = %v, %v; want nothing to put back", changes, err)
 	}
-	if changes, err := g.Close(); err != nil || len(changes) != 0 {
+	if changes, err := g.Close(t.Context()); err != nil || len(changes) != 0 {
 		t.Errorf("Close = %v, %v; want nothing to put back", changes, err)
 	}
 	diffTrees(t, ".git after Close", tree(t, gd), before)
@@ -340,7 +340,7 @@ func TestBinds_worktree_config_targets(t *testing.T) {
 			t.Errorf("mount target %s = %q, %v; want an empty file", p, b, err)
 		}
 	}
-	if changes, err := g.Close(); err != nil || len(changes) != 0 {
+	if changes, err := g.Close(t.Context()); err != nil || len(changes) != 0 {
 		t.Errorf("Close = %v, %v; want nothing to put back", changes, err)
 	}
 	diffTrees(t, ".git after Close", tree(t, gd), before)
@@ -383,7 +383,7 @@ func TestBinds_head_sees_every_worktree(t *testing.T) {
 			t.Errorf("read-only binds %q lack %s", ro, want)
 		}
 	}
-	g.Close()
+	g.Close(t.Context())
 }
 
 // BenchmarkCheck measures the check after every iteration, on a repository with a worktree, a
