@@ -57,6 +57,16 @@ func read(t *testing.T, p string) string {
 	return string(b)
 }
 
+// claudeSessions is claude-code's session layout.
+func claudeSessions(t *testing.T) *agent.Sessions {
+	t.Helper()
+	a, err := agent.Lookup("claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Sessions
+}
+
 func session(cwd string) string {
 	return `{"type":"user","cwd":"` + cwd + `","sessionId":"` + sessionID + `"}` + "\n" +
 		`{"type":"assistant","message":{"content":[{"type":"text","text":"<promise>COMPLETE</promise>"}]},"cwd":"` + cwd + `"}` + "\n"
@@ -64,7 +74,7 @@ func session(cwd string) string {
 
 func TestSaveThenRestoreClaude(t *testing.T) {
 	t.Parallel()
-	layout := agent.ClaudeCode{}.Sessions()
+	layout := claudeSessions(t)
 	w := newWorld(t, layout)
 	sbFile := filepath.Join(w.sbHome, ".claude", "projects", layout.Dir(w.sbDir), sessionID+".jsonl")
 	write(t, sbFile, session(w.sbDir))
@@ -115,7 +125,7 @@ func TestSaveKeepsCodexDateDirs(t *testing.T) {
 
 func TestSaveMissing(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, agent.ClaudeCode{}.Sessions())
+	w := newWorld(t, claudeSessions(t))
 	_, err := w.c.Save(t.Context(), sessionID)
 	if err == nil || !strings.Contains(err.Error(), "no file "+sessionID+".jsonl under "+w.sbHome+"/.claude/projects in the sandbox") {
 		t.Errorf("Save() error = %v, want one naming the file and where it looked", err)
@@ -124,7 +134,7 @@ func TestSaveMissing(t *testing.T) {
 
 func TestFind(t *testing.T) {
 	t.Parallel()
-	layout := agent.ClaudeCode{}.Sessions()
+	layout := claudeSessions(t)
 	home := t.TempDir()
 	if _, err := Find(layout, home, "/repo", sessionID); err == nil || !strings.Contains(err.Error(), "session "+sessionID+" not found: no file "+sessionID+".jsonl under "+home) {
 		t.Errorf("Find() in an empty home error = %v", err)
@@ -147,7 +157,7 @@ func TestFind(t *testing.T) {
 
 func TestLocalCarriesNothing(t *testing.T) {
 	t.Parallel()
-	layout := agent.ClaudeCode{}.Sessions()
+	layout := claudeSessions(t)
 	w := newWorld(t, layout)
 	w.c.Local = true
 	hostFile := filepath.Join(w.hostHome, ".claude", "projects", layout.Dir(w.hostDir), sessionID+".jsonl")
@@ -165,7 +175,7 @@ func TestLocalCarriesNothing(t *testing.T) {
 
 func TestRestoreFromAnEarlierWorktree(t *testing.T) {
 	t.Parallel()
-	layout := agent.ClaudeCode{}.Sessions()
+	layout := claudeSessions(t)
 	w := newWorld(t, layout)
 	// Saved by an earlier run whose worktree, since removed, had another path.
 	old := "/repo/.sandcastle/worktrees/earlier"
