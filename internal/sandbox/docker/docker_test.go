@@ -529,7 +529,7 @@ func TestClose(t *testing.T) {
 	if err := s.Close(ctx); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if err := <-done; !errors.Is(err, ErrClosed) {
+	if err := <-done; !errors.Is(err, sandbox.ErrClosed) {
 		t.Errorf("running Exec returned %v, want ErrClosed", err)
 	}
 	if _, err := e.api.ContainerInspect(t.Context(), s.ID(), client.ContainerInspectOptions{}); !cerrdefs.IsNotFound(err) {
@@ -538,7 +538,7 @@ func TestClose(t *testing.T) {
 	if err := s.Close(t.Context()); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if _, err := s.Exec(t.Context(), sandbox.Exec{Argv: []string{"true"}}); !errors.Is(err, ErrClosed) {
+	if _, err := s.Exec(t.Context(), sandbox.Exec{Argv: []string{"true"}}); !errors.Is(err, sandbox.ErrClosed) {
 		t.Errorf("Exec after Close: %v, want ErrClosed", err)
 	}
 }

@@ -17,9 +17,6 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 )
 
-// ErrClosed is the error of an Exec that Close stopped, or that was called after Close.
-var ErrClosed = sandbox.ErrClosed
-
 // Sandbox runs processes on the host. Set its exported fields before the first Exec.
 type Sandbox struct {
 	// KillGrace is how long a stopped process group has between SIGTERM and SIGKILL.
@@ -57,28 +54,18 @@ func (s *Sandbox) RepoDir() string { return s.repoDir }
 // Exec runs e and waits for it and for its stdout and stderr to close (see DrainWindow). When it
 // returns, nothing is left running in the process's group. A non-zero exit is reported in the
 // Result, not as an error. When ctx ends or the sandbox is closed first, the group gets SIGTERM,
-// then SIGKILL after KillGrace, and the error wraps context.Cause(ctx) or ErrClosed.
+// then SIGKILL after KillGrace, and the error wraps context.Cause(ctx) or sandbox.ErrClosed.
 //
 // OnLine receives lines of at most 16 MiB (the rest of a longer line is dropped) and may keep
 // them. A relative Dir is taken from RepoDir; a relative program path from Dir.
-func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (res sandbox.Result, err error) {
-	if len(e.Argv) == 0 {
-		return res, errors.New("host sandbox: exec: empty argv")
-	}
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("host sandbox: exec %q: %w", e.Argv[0], err)
-		}
-	}()
-	if ctx.Err() != nil {
-		return res, context.Cause(ctx)
-	}
-	if err := s.gate.Enter(); err != nil {
-		return res, err
-	}
-	defer s.gate.Leave()
-	closing := s.gate.Closing()
+func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (sandbox.Result, error) {
+	return s.gate.Exec(ctx, "host sandbox", e, func(closing <-chan struct{}) (sandbox.Result, error) {
+		return s.exec(ctx, e, closing)
+	})
+}
 
+// exec runs e once the gate has let it in; closing is closed when Close begins.
+func (s *Sandbox) exec(ctx context.Context, e sandbox.Exec, closing <-chan struct{}) (res sandbox.Result, err error) {
 	cmd, err := s.command(e)
 	if err != nil {
 		return res, err
@@ -103,7 +90,7 @@ func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (res sandbox.Result,
 		stopErr = context.Cause(ctx)
 		s.terminate(pgid, p)
 	case <-closing:
-		stopErr = ErrClosed
+		stopErr = sandbox.ErrClosed
 		s.terminate(pgid, p)
 	}
 	s.kill(pgid)
@@ -120,7 +107,7 @@ func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (res sandbox.Result,
 
 // Close stops every running Exec (SIGTERM, then SIGKILL after KillGrace) and waits for them to
 // return. When ctx ends first, the remaining process groups get SIGKILL at once. Later Execs fail
-// with ErrClosed. Close is idempotent and safe to call concurrently with Exec.
+// with sandbox.ErrClosed. Close is idempotent and safe to call concurrently with Exec.
 func (s *Sandbox) Close(ctx context.Context) error {
 	if s.gate.Shut(ctx) {
 		return nil

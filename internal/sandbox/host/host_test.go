@@ -536,14 +536,14 @@ func TestCloseStopsRunningExecs(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 	for range n {
-		if err := <-errs; !errors.Is(err, ErrClosed) {
+		if err := <-errs; !errors.Is(err, sandbox.ErrClosed) {
 			t.Errorf("Exec error = %v, want one wrapping ErrClosed", err)
 		}
 	}
 	for _, pid := range started {
 		requireGone(t, pid)
 	}
-	if _, err := s.Exec(ctx, sandbox.Exec{Argv: sh(`true`)}); !errors.Is(err, ErrClosed) {
+	if _, err := s.Exec(ctx, sandbox.Exec{Argv: sh(`true`)}); !errors.Is(err, sandbox.ErrClosed) {
 		t.Errorf("Exec after Close error = %v, want one wrapping ErrClosed", err)
 	}
 	if err := s.Close(ctx); err != nil {
