@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -158,15 +159,18 @@ func (s *Sandbox) command(e sandbox.Exec) (*exec.Cmd, error) {
 	for _, k := range slices.Sorted(maps.Keys(e.Env)) {
 		env = append(env, k+"="+e.Env[k]) // exec.Cmd keeps the last value of a duplicate key
 	}
-	path, err := lookPath(e.Argv[0], lookupEnv(env, "PATH"))
-	if err != nil {
-		return nil, err
-	}
 	dir := e.Dir
 	if dir == "" {
 		dir = s.repoDir
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(s.repoDir, dir)
+	}
+	if err := enterable(dir); err != nil {
+		return nil, err
+	}
+	path, err := lookPath(e.Argv[0], lookupEnv(env, "PATH"))
+	if err != nil {
+		return nil, err
 	}
 	return &exec.Cmd{
 		Path:        path,
@@ -175,6 +179,21 @@ func (s *Sandbox) command(e sandbox.Exec) (*exec.Cmd, error) {
 		Dir:         dir,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}, nil
+}
+
+// enterable checks that dir can be a working directory. Starting a process in a missing one
+// fails as if its program were missing ("fork/exec /usr/bin/true: no such file or directory").
+func enterable(dir string) error {
+	fi, err := os.Stat(dir)
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		err = pe.Err
+	} else if err == nil && !fi.IsDir() {
+		err = syscall.ENOTDIR
+	}
+	if err != nil {
+		return fmt.Errorf("cannot enter directory %s: %w", dir, err)
+	}
+	return nil
 }
 
 // lookupEnv returns the value of key in env, the last one winning as it does for the process.
