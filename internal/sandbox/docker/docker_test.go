@@ -143,7 +143,7 @@ func TestSandbox(t *testing.T) {
 		want := []string{
 			"EXEC_VAR=x y",
 			"HOME=" + Home,
-			"HOSTNAME=" + s.ID()[:12],
+			"HOSTNAME=" + s.id[:12],
 			"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 			"PWD=" + Workspace,
 			"SANDBOX_VAR=overridden",
@@ -187,7 +187,7 @@ func TestSandbox(t *testing.T) {
 			cat /proc/1/cmdline | tr '\0' ' '; echo`)})
 		want := fmt.Sprintf("%d\n%d\n"+
 			"CapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n"+
-			"NoNewPrivs:\t1\nhome writable\n%d\n%d\n/sbin/docker-init -- sleep infinity \n", uid, gid, DefaultPidsLimit, DefaultMemory)
+			"NoNewPrivs:\t1\nhome writable\n%d\n%d\n/sbin/docker-init -- sleep infinity \n", uid, gid, defaultPidsLimit, defaultMemory)
 		if res.Stdout != want {
 			t.Errorf("inside the container:\n%s\nwant\n%s", res.Stdout, want)
 		}
@@ -207,12 +207,12 @@ func TestSandbox(t *testing.T) {
 	})
 
 	t.Run("self", func(t *testing.T) {
-		self, ok, err := e.Self(t.Context(), s.ID()[:12])
+		self, ok, err := e.Self(t.Context(), s.id[:12])
 		if err != nil || !ok {
-			t.Fatalf("Self(%s) = %v, %v", s.ID()[:12], ok, err)
+			t.Fatalf("Self(%s) = %v, %v", s.id[:12], ok, err)
 		}
-		if self.ID != s.ID() {
-			t.Errorf("ID = %s, want %s", self.ID, s.ID())
+		if self.ID != s.id {
+			t.Errorf("ID = %s, want %s", self.ID, s.id)
 		}
 		if got, ok := self.HostPath(Workspace + "/a/b"); !ok || got != filepath.Join(dir, "a/b") {
 			t.Errorf("HostPath = %q, %v; want %q, true", got, ok, filepath.Join(dir, "a/b"))
@@ -247,7 +247,7 @@ func TestClose(t *testing.T) {
 	if err := <-done; !errors.Is(err, sandbox.ErrClosed) {
 		t.Errorf("running Exec returned %v, want ErrClosed", err)
 	}
-	if _, err := e.api.ContainerInspect(t.Context(), s.ID(), client.ContainerInspectOptions{}); !cerrdefs.IsNotFound(err) {
+	if _, err := e.api.ContainerInspect(t.Context(), s.id, client.ContainerInspectOptions{}); !cerrdefs.IsNotFound(err) {
 		t.Errorf("container after Close: inspect error %v, want not found", err)
 	}
 	if err := s.Close(t.Context()); err != nil {
@@ -291,7 +291,7 @@ func TestSweep(t *testing.T) {
 		s    *Sandbox
 		gone bool
 	}{{leftover, true}, {running, false}, {unrelated, false}} {
-		_, err := e.api.ContainerInspect(t.Context(), c.s.ID(), client.ContainerInspectOptions{})
+		_, err := e.api.ContainerInspect(t.Context(), c.s.id, client.ContainerInspectOptions{})
 		if gone := cerrdefs.IsNotFound(err); gone != c.gone {
 			t.Errorf("container %s: removed = %v (%v), want %v", c.s.Name(), gone, err, c.gone)
 		}
@@ -347,7 +347,7 @@ func TestConfig(t *testing.T) {
 	o := Options{
 		Image: "img", User: "1000:100", Run: "r1", Repo: "/repo", WorkDir: Workspace,
 		Env:    map[string]string{"B": "2", "A": "1", "HOME": "/root"},
-		Labels: map[string]string{"extra": "x", LabelRun: "spoofed"},
+		Labels: map[string]string{"extra": "x", labelRun: "spoofed"},
 		Mounts: []Mount{{Source: "/src", Target: "/dst", ReadOnly: true}},
 	}
 	cfg, host := o.config(1000, 100)
@@ -357,7 +357,7 @@ func TestConfig(t *testing.T) {
 	if got, want := cfg.Entrypoint, []string{"sleep", "infinity"}; !slices.Equal(got, want) {
 		t.Errorf("Entrypoint = %q, want %q", got, want)
 	}
-	if got, want := cfg.Labels, map[string]string{"extra": "x", LabelRun: "r1", LabelRepo: repoKey("/repo")}; !maps.Equal(got, want) {
+	if got, want := cfg.Labels, map[string]string{"extra": "x", labelRun: "r1", labelRepo: repoKey("/repo")}; !maps.Equal(got, want) {
 		t.Errorf("Labels = %v, want %v", got, want)
 	}
 	if cfg.User != "1000:100" || cfg.WorkingDir != Workspace {
@@ -367,7 +367,7 @@ func TestConfig(t *testing.T) {
 		host.Init == nil || !*host.Init || host.Privileged || len(host.CapAdd) > 0 {
 		t.Errorf("hardening: CapDrop %q, SecurityOpt %q, Init %v, Privileged %v, CapAdd %q", host.CapDrop, host.SecurityOpt, host.Init, host.Privileged, host.CapAdd)
 	}
-	if host.Memory != DefaultMemory || host.PidsLimit == nil || *host.PidsLimit != DefaultPidsLimit || host.NanoCPUs != 0 {
+	if host.Memory != defaultMemory || host.PidsLimit == nil || *host.PidsLimit != defaultPidsLimit || host.NanoCPUs != 0 {
 		t.Errorf("Memory, PidsLimit, NanoCPUs = %d, %v, %d; want defaults", host.Memory, host.PidsLimit, host.NanoCPUs)
 	}
 	if got, want := host.Tmpfs[Home], "uid=1000,gid=100,mode=0755,exec"; got != want {

@@ -46,9 +46,6 @@ func newSandbox(api *client.Client, id, name, repoDir string) *Sandbox {
 	}
 }
 
-// ID is the container's ID.
-func (s *Sandbox) ID() string { return s.id }
-
 // Name is the container's name.
 func (s *Sandbox) Name() string { return s.name }
 
