@@ -67,33 +67,68 @@ type Command struct {
 	Env   map[string]string
 }
 
-// Provider knows one agent CLI.
-type Provider interface {
+// Spec is what a caller needs to know about one agent CLI before running it: the values it
+// accepts, the environment it reads, and where it keeps its sessions. A Spec is a fresh value
+// on every Lookup: its slices are the caller's to keep.
+type Spec struct {
 	// Name is the value of the agent input, e.g. "claude-code".
-	Name() string
+	Name string
+	// Program is the executable Command runs (argv[0]), looked up on the sandbox's PATH.
+	Program string
 	// DefaultModel is the model Command uses when Request.Model is empty.
-	DefaultModel() string
+	DefaultModel string
 	// Efforts lists the values Request.Effort may take, weakest first; none means the CLI has
-	// no effort setting and Effort must be empty. The slice is the caller's to keep.
-	Efforts() []string
+	// no effort setting and Effort must be empty.
+	Efforts []string
 	// PermissionModes lists the values Request.PermissionMode may take; none means the CLI has
 	// no permission modes and PermissionMode must be empty.
-	PermissionModes() []string
-	// Command builds the non-interactive invocation for r.
-	Command(r Request) (Command, error)
-	// Parse appends the events found in one stdout line (without its newline) to dst.
-	// Lines that are not the agent's JSON produce no events.
-	Parse(line []byte, dst []Event) []Event
-	// Sessions says where the CLI keeps its sessions, or is nil when they cannot be resumed.
-	// Resuming is what structured-output retries and the resume-session input need.
-	Sessions() *Sessions
-	// MaxPromptBytes is the largest prompt Command accepts, or 0 for no limit. CLIs that take
-	// the prompt as a command-line argument are bound by the kernel's limit on one argument.
-	MaxPromptBytes() int
+	PermissionModes []string
 	// EnvNames lists the environment variables the CLI reads for credentials and endpoints;
 	// these pass into the sandbox when set.
-	EnvNames() []string
+	EnvNames []string
 	// Credentials lists the variables of which at least one must be set for the CLI to log in
 	// when it cannot use a login of the machine it runs on (in a container, say).
-	Credentials() []string
+	Credentials []string
+	// MaxPromptBytes is the largest prompt Command accepts, or 0 for no limit. CLIs that take
+	// the prompt as a command-line argument are bound by the kernel's limit on one argument.
+	MaxPromptBytes int
+	// Sessions says where the CLI keeps its sessions, or is nil when they cannot be resumed.
+	// Resuming is what structured-output retries and the resume-session input need.
+	Sessions *Sessions
 }
+
+// Provider knows one agent CLI: its Spec, how to start one invocation, and how to read what
+// the invocation prints. Its consumers declare the methods they call.
+type Provider struct {
+	Spec
+	cli cli
+}
+
+// cli is what differs from one agent CLI to the next beyond its Spec.
+type cli interface {
+	// command builds the invocation of r, a request Provider.Command has checked against the
+	// Spec, for model (r.Model or the default). Its Argv holds the arguments after the program.
+	command(r Request, model string) (Command, error)
+	// parse appends the events found in one stdout line to dst.
+	parse(line []byte, dst []Event) []Event
+}
+
+// Command builds the non-interactive invocation for r, after checking r against the Spec: the
+// model, effort and permission mode it names, the session it resumes, and the prompt's size.
+// The argv is exec'd directly, never through a shell.
+func (p Provider) Command(r Request) (Command, error) {
+	model, err := checkRequest(p.Spec, r)
+	if err != nil {
+		return Command{}, err
+	}
+	cmd, err := p.cli.command(r, model)
+	if err != nil {
+		return Command{}, err
+	}
+	cmd.Argv = append([]string{p.Program}, cmd.Argv...)
+	return cmd, nil
+}
+
+// Parse appends the events found in one stdout line (without its newline) to dst. Lines that
+// are not the agent's JSON produce no events.
+func (p Provider) Parse(line []byte, dst []Event) []Event { return p.cli.parse(line, dst) }

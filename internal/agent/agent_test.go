@@ -44,7 +44,7 @@ func checkCommands(t *testing.T, p Provider, tests []commandCase) {
 				t.Errorf("Argv =\n  %q\nwant\n  %q", cmd.Argv, tt.argv)
 			}
 			wantStdin := tt.req.Prompt
-			if p.MaxPromptBytes() > 0 {
+			if p.MaxPromptBytes > 0 {
 				wantStdin = "" // the prompt is an argument, as the case's argv says
 			}
 			if got := cmd.Stdin; got != wantStdin {
@@ -85,33 +85,46 @@ func checkPromptOnStdin(t *testing.T, p Provider, r Request) {
 // (opencode's free default model needs none).
 func checkProviderLists(t *testing.T, p Provider) {
 	t.Helper()
-	for _, e := range p.Efforts() {
+	for _, e := range p.Efforts {
 		if _, err := p.Command(Request{Effort: e}); err != nil {
 			t.Errorf("Command(effort %q) = %v", e, err)
 		}
 	}
-	for _, m := range p.PermissionModes() {
+	for _, m := range p.PermissionModes {
 		if _, err := p.Command(Request{PermissionMode: m}); err != nil {
 			t.Errorf("Command(permission mode %q) = %v", m, err)
 		}
 	}
-	for _, list := range []func() []string{p.Efforts, p.PermissionModes, p.EnvNames, p.Credentials} {
-		if got := list(); len(got) > 0 {
-			want := got[0]
-			got[0] = "changed"
-			if list()[0] != want {
-				t.Errorf("a list changed after a caller changed its copy: %q", list())
-			}
+	// The lists are the caller's: changing them changes no other list and no later Lookup.
+	lists := func(p Provider) [][]string {
+		return [][]string{p.Efforts, p.PermissionModes, p.EnvNames, p.Credentials}
+	}
+	mine, err := Lookup(p.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, list := range lists(mine) {
+		for i := range list {
+			list[i] = "changed"
 		}
 	}
-	for _, name := range p.Credentials() {
-		if !slices.Contains(p.EnvNames(), name) {
-			t.Errorf("credential %s is not in EnvNames() = %q", name, p.EnvNames())
+	fresh, err := Lookup(p.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, list := range lists(fresh) {
+		if want := lists(p)[i]; !slices.Equal(list, want) {
+			t.Errorf("a list changed after a caller changed its copy: %q, want %q", list, want)
 		}
 	}
-	for _, name := range p.EnvNames() {
-		if name == "GITHUB_TOKEN" || name == "GH_TOKEN" || strings.HasPrefix(name, "AWS_") || strings.HasPrefix(name, "GOOGLE_APPLICATION") {
-			t.Errorf("EnvNames() passes %s into the sandbox", name)
+	for _, name := range p.Credentials {
+		if !slices.Contains(p.EnvNames, name) {
+			t.Errorf("credential %s is not in EnvNames = %q", name, p.EnvNames)
+		}
+	}
+	for _, name := range p.EnvNames {
+		if strings.HasPrefix(name, "GITHUB_") || strings.HasPrefix(name, "GH_") || strings.HasPrefix(name, "AWS_") || strings.HasPrefix(name, "GOOGLE_APPLICATION") {
+			t.Errorf("EnvNames passes %s into the sandbox", name)
 		}
 	}
 }

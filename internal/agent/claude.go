@@ -6,86 +6,67 @@ import (
 	"strings"
 )
 
-// ClaudeCode is the Anthropic Claude Code CLI (`claude`), run in print mode with its
+// claudeCode is the Anthropic Claude Code CLI (`claude`), run in print mode with its
 // stream-json output.
-type ClaudeCode struct{}
-
-var _ Provider = ClaudeCode{}
-
-// Name returns "claude-code".
-func (ClaudeCode) Name() string { return "claude-code" }
-
-// DefaultModel returns the model Sandcastle's own scaffolding defaults to.
-func (ClaudeCode) DefaultModel() string { return "claude-opus-4-8" }
-
-// Efforts returns the values of claude's --effort flag, weakest first.
-func (ClaudeCode) Efforts() []string { return []string{"low", "medium", "high", "xhigh", "max"} }
-
-// PermissionModes returns the values of claude's --permission-mode flag.
-func (ClaudeCode) PermissionModes() []string {
-	return []string{"default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"}
-}
-
-// Sessions: claude keeps each session in ~/.claude/projects/<dir>/<id>.jsonl, where dir is the
-// working directory with every character but ASCII letters and digits turned into '-', and takes
-// --resume and --fork-session.
-func (ClaudeCode) Sessions() *Sessions {
-	return &Sessions{
-		Root:    ".claude/projects",
-		Pattern: func(id string) string { return id + ".jsonl" },
-		Dir: func(cwd string) string {
-			return strings.Map(func(r rune) rune {
-				if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-					return r
-				}
-				return '-'
-			}, cwd)
+func claudeCode() Provider {
+	return Provider{cli: claudeCLI{}, Spec: Spec{
+		Name:    "claude-code",
+		Program: "claude",
+		// The model Sandcastle's own scaffolding defaults to.
+		DefaultModel: "claude-opus-4-8",
+		// The values of claude's --effort flag, weakest first.
+		Efforts: []string{"low", "medium", "high", "xhigh", "max"},
+		// The values of claude's --permission-mode flag.
+		PermissionModes: []string{"default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"},
+		// Cloud-provider credentials (Bedrock's AWS_*, Vertex's Google ones) are left out on
+		// purpose: a job often holds them for other work, and handing them to the agent must be
+		// the user's explicit choice (the env input). The proxy variables are in because a
+		// self-hosted runner behind a proxy cannot reach the API without them, and they grant
+		// nothing.
+		EnvNames: []string{
+			"ANTHROPIC_API_KEY",
+			"CLAUDE_CODE_OAUTH_TOKEN",
+			"ANTHROPIC_AUTH_TOKEN",
+			"ANTHROPIC_BASE_URL",
+			"ANTHROPIC_CUSTOM_HEADERS",
+			"HTTPS_PROXY",
+			"HTTP_PROXY",
+			"NO_PROXY",
 		},
-		Fork: true,
-	}
+		// An API key, a subscription token from `claude setup-token`, or a gateway's bearer
+		// token.
+		Credentials: []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"},
+		// claude keeps each session in ~/.claude/projects/<dir>/<id>.jsonl, where dir is the
+		// working directory with every character but ASCII letters and digits turned into '-',
+		// and takes --resume and --fork-session.
+		Sessions: &Sessions{
+			Root:    ".claude/projects",
+			Pattern: func(id string) string { return id + ".jsonl" },
+			Dir: func(cwd string) string {
+				return strings.Map(func(r rune) rune {
+					if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+						return r
+					}
+					return '-'
+				}, cwd)
+			},
+			Fork: true,
+		},
+	}}
 }
 
-// MaxPromptBytes is 0: the prompt goes on stdin.
-func (ClaudeCode) MaxPromptBytes() int { return 0 }
+type claudeCLI struct{}
 
-// EnvNames lists the credentials and endpoints claude reads. Cloud-provider credentials
-// (Bedrock's AWS_*, Vertex's Google ones) are left out on purpose: a job often holds them for
-// other work, and handing them to the agent must be the user's explicit choice (the env input).
-// The proxy variables are in because a self-hosted runner behind a proxy cannot reach the API
-// without them, and they grant nothing.
-func (ClaudeCode) EnvNames() []string {
-	return []string{
-		"ANTHROPIC_API_KEY",
-		"CLAUDE_CODE_OAUTH_TOKEN",
-		"ANTHROPIC_AUTH_TOKEN",
-		"ANTHROPIC_BASE_URL",
-		"ANTHROPIC_CUSTOM_HEADERS",
-		"HTTPS_PROXY",
-		"HTTP_PROXY",
-		"NO_PROXY",
-	}
-}
-
-// Credentials are the variables claude logs in with: an API key, a subscription token from
-// `claude setup-token`, or a gateway's bearer token.
-func (ClaudeCode) Credentials() []string {
-	return []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"}
-}
-
-// Command builds
+// command builds
 //
 //	claude --print --verbose [--permission-mode M | --dangerously-skip-permissions]
 //	  --output-format stream-json --model MODEL [--effort E] [--resume ID [--fork-session]]
 //
-// with the prompt on stdin. The argv is exec'd directly, so nothing is shell-quoted.
-// Skipping permission prompts also sets IS_SANDBOX=1, without which claude refuses
-// --dangerously-skip-permissions when it runs as root (as it does inside a container Action).
-func (c ClaudeCode) Command(r Request) (Command, error) {
-	model, err := checkRequest(c, r)
-	if err != nil {
-		return Command{}, err
-	}
-	argv := []string{"claude", "--print", "--verbose"}
+// with the prompt on stdin. Skipping permission prompts also sets IS_SANDBOX=1, without which
+// claude refuses --dangerously-skip-permissions when it runs as root (as it does inside a
+// container Action).
+func (claudeCLI) command(r Request, model string) (Command, error) {
+	argv := []string{"--print", "--verbose"}
 	var env map[string]string
 	if r.PermissionMode != "" {
 		// The two flags are mutually exclusive in claude; an explicit mode wins.
@@ -159,7 +140,7 @@ const (
 	tokResult    = `"result"`
 )
 
-// Parse maps one stream-json line to events:
+// parse maps one stream-json line to events:
 //
 //   - system/init: EventSession;
 //   - assistant: per content block, EventText for text and EventToolCall for every tool_use
@@ -170,7 +151,7 @@ const (
 //     then EventUsage with the invocation's totals and cost.
 //
 // Anything else, including lines that are not JSON objects, yields nothing.
-func (ClaudeCode) Parse(line []byte, dst []Event) []Event {
+func (claudeCLI) parse(line []byte, dst []Event) []Event {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || line[0] != '{' {
 		return dst

@@ -17,7 +17,7 @@ func TestClaudeCommand(t *testing.T) {
 	argv := func(parts ...[]string) []string { return slices.Concat(parts...) }
 	sandboxEnv := map[string]string{"IS_SANDBOX": "1"}
 
-	checkCommands(t, ClaudeCode{}, []commandCase{
+	checkCommands(t, claudeCode(), []commandCase{
 		{
 			name: "defaults",
 			req:  Request{Prompt: "fix it"},
@@ -70,34 +70,7 @@ func TestClaudeCommand(t *testing.T) {
 }
 
 func TestClaudeCommandPromptNeverInArgv(t *testing.T) {
-	checkPromptOnStdin(t, ClaudeCode{}, Request{PermissionMode: "plan"})
-}
-
-func TestClaudeProviderFacts(t *testing.T) {
-	var c ClaudeCode
-	if got, want := c.Name(), "claude-code"; got != want {
-		t.Errorf("Name() = %q, want %q", got, want)
-	}
-	if got, want := c.DefaultModel(), "claude-opus-4-8"; got != want {
-		t.Errorf("DefaultModel() = %q, want %q", got, want)
-	}
-	if s := c.Sessions(); s == nil || !s.Fork {
-		t.Errorf("Sessions() = %+v, want resumable and forkable sessions", s)
-	}
-	if got, want := c.Sessions().Dir("/srv/ci/my.repo/my_repo"), "-srv-ci-my-repo-my-repo"; got != want {
-		t.Errorf("Sessions().Dir() = %q, want claude's own encoding %q", got, want)
-	}
-	for _, name := range []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"} {
-		if !slices.Contains(c.EnvNames(), name) {
-			t.Errorf("EnvNames() = %q, missing %s", c.EnvNames(), name)
-		}
-	}
-	for _, name := range c.EnvNames() {
-		if strings.Contains(name, "GITHUB") || strings.HasPrefix(name, "GH_") || strings.HasPrefix(name, "AWS_") {
-			t.Errorf("EnvNames() passes %s into the sandbox", name)
-		}
-	}
-	checkProviderLists(t, c)
+	checkPromptOnStdin(t, claudeCode(), Request{PermissionMode: "plan"})
 }
 
 func TestClaudeParse(t *testing.T) {
@@ -203,7 +176,7 @@ func TestClaudeParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ClaudeCode{}.Parse([]byte(tt.line), nil)
+			got := claudeCode().Parse([]byte(tt.line), nil)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Parse(%s) =\n  %s\nwant\n  %s", tt.line, formatEvents(got), formatEvents(tt.want))
 			}
@@ -213,7 +186,7 @@ func TestClaudeParse(t *testing.T) {
 
 func TestClaudeParseAppends(t *testing.T) {
 	prior := []Event{{Kind: EventText, Text: "earlier"}}
-	got := ClaudeCode{}.Parse([]byte(`{"type":"system","subtype":"init","session_id":"s"}`), prior)
+	got := claudeCode().Parse([]byte(`{"type":"system","subtype":"init","session_id":"s"}`), prior)
 	want := []Event{prior[0], {Kind: EventSession, SessionID: "s"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("Parse appended %v, want %v", got, want)
@@ -222,7 +195,7 @@ func TestClaudeParseAppends(t *testing.T) {
 
 func TestClaudeParseDoesNotRetainLine(t *testing.T) {
 	line := []byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"hello"},{"type":"tool_use","name":"X","input":{"a":1}}]}}`)
-	events := ClaudeCode{}.Parse(line, nil)
+	events := claudeCode().Parse(line, nil)
 	for i := range line {
 		line[i] = 'z' // the caller reuses its buffer for the next line
 	}
@@ -240,7 +213,7 @@ var claudeStreams = []string{
 }
 
 func TestClaudeParseGolden(t *testing.T) {
-	checkParseGolden(t, ClaudeCode{}, claudeStreams)
+	checkParseGolden(t, claudeCode(), claudeStreams)
 }
 
 func TestClaudeParseRealCapture(t *testing.T) {
@@ -252,11 +225,11 @@ func TestClaudeParseRealCapture(t *testing.T) {
 		{Kind: EventResult, Text: final},
 		{Kind: EventUsage, Usage: Usage{InputTokens: 24, OutputTokens: 18, CostUSD: 0.00057}},
 	}
-	checkFileEvents(t, ClaudeCode{}, "claude-code-2.1.328-real.jsonl", want)
+	checkFileEvents(t, claudeCode(), "claude-code-2.1.328-real.jsonl", want)
 }
 
 func TestClaudeParseReconstructedStream(t *testing.T) {
-	events := parseFile(t, ClaudeCode{}, "claude-code-stream.jsonl")
+	events := parseFile(t, claudeCode(), "claude-code-stream.jsonl")
 	var tools []string
 	last := map[EventKind]Event{}
 	texts := 0
@@ -295,7 +268,7 @@ func TestClaudeParseReconstructedStream(t *testing.T) {
 }
 
 func TestClaudeParseErrorStream(t *testing.T) {
-	checkFileEvents(t, ClaudeCode{}, "claude-code-error-stream.jsonl", []Event{
+	checkFileEvents(t, claudeCode(), "claude-code-error-stream.jsonl", []Event{
 		{Kind: EventSession, SessionID: "c3d4e5f6-0718-4293-a4b5-c6d7e8f90a1b"},
 		{Kind: EventText, Text: "Invalid API key · Please run /login"},
 		{Kind: EventResult, Text: "Invalid API key · Please run /login", IsError: true},
@@ -310,7 +283,7 @@ func FuzzClaudeParse(f *testing.F) {
 	f.Add([]byte(`{"type":"result","subtype":"error_max_turns","errors":[1,null,"x"],"usage":{"input_tokens":1e400}}`))
 	f.Add([]byte(`{"type":"assistant","message":{"content":"plain"}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		checkEventsWellFormed(t, line, ClaudeCode{}.Parse(line, nil))
+		checkEventsWellFormed(t, line, claudeCode().Parse(line, nil))
 	})
 }
 
@@ -353,5 +326,5 @@ func BenchmarkClaudeParse(b *testing.B) {
 		[]byte(`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"`+big+`","is_error":false}]},"parent_tool_use_id":null,"session_id":"s"}`),
 		[]byte(`{"type":"assistant","message":{"id":"m","type":"message","role":"assistant","model":"claude-opus-4-8","content":[{"type":"tool_use","id":"t","name":"Write","input":{"file_path":"/home/agent/workspace/f.go","content":"`+big+`"}}],"usage":{"input_tokens":6}},"parent_tool_use_id":null,"session_id":"s"}`),
 	)
-	benchmarkParse(b, ClaudeCode{}, unit)
+	benchmarkParse(b, claudeCode(), unit)
 }

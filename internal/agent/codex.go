@@ -6,70 +6,52 @@ import (
 	"strings"
 )
 
-// Codex is the OpenAI Codex CLI (`codex exec`), run with its JSON Lines event stream.
-type Codex struct{}
-
-var _ Provider = Codex{}
-
-// Name returns "codex".
-func (Codex) Name() string { return "codex" }
-
-// DefaultModel returns gpt-5.5, which is in the model catalog of the pinned codex (0.171): for a
-// model it does not know, codex prints a warning on every run.
-func (Codex) DefaultModel() string { return "gpt-5.5" }
-
-// Efforts returns the values of model_reasoning_effort, weakest first: the levels of codex's
-// model catalog (low to ultra) and the OpenAI API's lower ones (none, minimal). codex passes the
-// value to the model unchecked, and which levels a model takes depends on the model.
-func (Codex) Efforts() []string {
-	return []string{"none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra"}
+// codex is the OpenAI Codex CLI (`codex exec`), run with its JSON Lines event stream. It has no
+// permission modes: codex runs with approvals and its own sandbox bypassed, since the sandbox
+// Sandcastle runs it in is the boundary (codex's sandbox needs kernel features a container often
+// lacks).
+func codex() Provider {
+	return Provider{cli: codexCLI{}, Spec: Spec{
+		Name:    "codex",
+		Program: "codex",
+		// gpt-5.5 is in the model catalog of the pinned codex (0.171): for a model it does not
+		// know, codex prints a warning on every run.
+		DefaultModel: "gpt-5.5",
+		// The values of model_reasoning_effort, weakest first: the levels of codex's model
+		// catalog (low to ultra) and the OpenAI API's lower ones (none, minimal). codex passes
+		// the value to the model unchecked, and which levels a model takes depends on the model.
+		Efforts: []string{"none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra"},
+		// The credentials codex reads, and the proxy variables a runner behind a proxy needs to
+		// reach the API. OPENAI_API_KEY is passed on for the custom model providers of a codex
+		// config, which usually name it as their key; OPENAI_BASE_URL is not listed because
+		// codex ignores it (its config's openai_base_url sets the endpoint).
+		EnvNames: []string{"CODEX_API_KEY", "OPENAI_API_KEY", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"},
+		// The API key `codex exec` logs in with. It does not log in with OPENAI_API_KEY (codex
+		// 0.171 sends no key when only that is set), so a job that holds only that must pass it
+		// on as CODEX_API_KEY.
+		Credentials: []string{"CODEX_API_KEY"},
+		// codex keeps each session in ~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl,
+		// whatever the working directory, and takes `exec resume` and `exec fork`.
+		Sessions: &Sessions{
+			Root:    ".codex/sessions",
+			Pattern: func(id string) string { return "rollout-*-" + id + ".jsonl" },
+			Fork:    true,
+		},
+	}}
 }
 
-// PermissionModes returns none: codex runs with approvals and its own sandbox bypassed, since
-// the sandbox Sandcastle runs it in is the boundary (codex's sandbox needs kernel features a
-// container often lacks).
-func (Codex) PermissionModes() []string { return nil }
+type codexCLI struct{}
 
-// Sessions: codex keeps each session in ~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl,
-// whatever the working directory, and takes `exec resume` and `exec fork`.
-func (Codex) Sessions() *Sessions {
-	return &Sessions{
-		Root:    ".codex/sessions",
-		Pattern: func(id string) string { return "rollout-*-" + id + ".jsonl" },
-		Fork:    true,
-	}
-}
-
-// MaxPromptBytes is 0: the prompt goes on stdin.
-func (Codex) MaxPromptBytes() int { return 0 }
-
-// EnvNames lists the credentials codex reads, and the proxy variables a runner behind a proxy
-// needs to reach the API. OPENAI_API_KEY is passed on for the custom model providers of a
-// codex config, which usually name it as their key; OPENAI_BASE_URL is not listed because
-// codex ignores it (its config's openai_base_url sets the endpoint).
-func (Codex) EnvNames() []string {
-	return []string{"CODEX_API_KEY", "OPENAI_API_KEY", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"}
-}
-
-// Credentials is the API key `codex exec` logs in with. It does not log in with
-// OPENAI_API_KEY (codex 0.171 sends no key when only that is set), so a job that holds only
-// that must pass it on as CODEX_API_KEY.
-func (Codex) Credentials() []string { return []string{"CODEX_API_KEY"} }
-
-// Command builds
+// command builds
 //
 //	codex exec [resume ID | fork ID] --json --dangerously-bypass-approvals-and-sandbox
 //	  --skip-git-repo-check -m MODEL [-c model_reasoning_effort="E"] -
 //
-// with the prompt on stdin ("-" says so explicitly). The argv is exec'd directly, so nothing is
-// shell-quoted. --skip-git-repo-check because a git worktree's .git file may point outside what
-// the sandbox mounts, and the repository is Sandcastle's business, not codex's.
-func (c Codex) Command(r Request) (Command, error) {
-	model, err := checkRequest(c, r)
-	if err != nil {
-		return Command{}, err
-	}
-	argv := []string{"codex", "exec"}
+// with the prompt on stdin ("-" says so explicitly). --skip-git-repo-check because a git
+// worktree's .git file may point outside what the sandbox mounts, and the repository is
+// Sandcastle's business, not codex's.
+func (codexCLI) command(r Request, model string) (Command, error) {
+	argv := []string{"exec"}
 	switch {
 	case r.ForkSession:
 		argv = append(argv, "fork", r.ResumeSession)
@@ -127,7 +109,7 @@ type codexUsage struct {
 	OutputTokens          int64 `json:"output_tokens"`
 }
 
-// Parse maps one `codex exec --json` line to events:
+// parse maps one `codex exec --json` line to events:
 //
 //   - thread.started: EventSession;
 //   - item.completed agent_message: EventText (codex marks no final answer, so no EventResult);
@@ -139,7 +121,7 @@ type codexUsage struct {
 //   - turn.completed: EventUsage, cached input moved out of InputTokens.
 //
 // Reasoning, todo lists, command output and anything else yield nothing.
-func (Codex) Parse(line []byte, dst []Event) []Event {
+func (codexCLI) parse(line []byte, dst []Event) []Event {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || line[0] != '{' || !codexWanted(line) {
 		return dst

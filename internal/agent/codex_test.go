@@ -12,7 +12,7 @@ func TestCodexCommand(t *testing.T) {
 	exec := []string{"codex", "exec"}
 	stdin := []string{"-"}
 
-	checkCommands(t, Codex{}, []commandCase{
+	checkCommands(t, codex(), []commandCase{
 		{name: "defaults", req: Request{Prompt: "fix it"}, argv: argv(exec, flags, []string{"gpt-5.5"}, stdin)},
 		{name: "model", req: Request{Prompt: "p", Model: "gpt-5.4-mini"}, argv: argv(exec, flags, []string{"gpt-5.4-mini"}, stdin)},
 		{name: "model_with_quote_is_one_argument", req: Request{Prompt: "p", Model: "it's"}, argv: argv(exec, flags, []string{"it's"}, stdin)},
@@ -40,39 +40,7 @@ func TestCodexCommand(t *testing.T) {
 }
 
 func TestCodexCommandPromptNeverInArgv(t *testing.T) {
-	checkPromptOnStdin(t, Codex{}, Request{})
-}
-
-func TestCodexProviderFacts(t *testing.T) {
-	var c Codex
-	if got, want := c.Name(), "codex"; got != want {
-		t.Errorf("Name() = %q, want %q", got, want)
-	}
-	if got, want := c.DefaultModel(), "gpt-5.5"; got != want {
-		t.Errorf("DefaultModel() = %q, want %q", got, want)
-	}
-	if got := c.MaxPromptBytes(); got != 0 {
-		t.Errorf("MaxPromptBytes() = %d, want 0 (stdin)", got)
-	}
-	s := c.Sessions()
-	if s == nil || !s.Fork || s.Dir != nil {
-		t.Fatalf("Sessions() = %+v, want forkable sessions kept by date, not by directory", s)
-	}
-	if got, want := s.Root, ".codex/sessions"; got != want {
-		t.Errorf("Sessions().Root = %q, want %q", got, want)
-	}
-	if got, want := s.Pattern("019e9a41-7c2b-7d30-a1f4-5b6c7d8e9f01"), "rollout-*-019e9a41-7c2b-7d30-a1f4-5b6c7d8e9f01.jsonl"; got != want {
-		t.Errorf("Sessions().Pattern() = %q, want %q", got, want)
-	}
-	if got, want := c.Credentials(), []string{"CODEX_API_KEY"}; !slices.Equal(got, want) {
-		t.Errorf("Credentials() = %q, want %q: codex exec logs in with no other variable", got, want)
-	}
-	for _, name := range []string{"OPENAI_API_KEY", "CODEX_API_KEY", "HTTPS_PROXY"} {
-		if !slices.Contains(c.EnvNames(), name) {
-			t.Errorf("EnvNames() = %q, missing %s", c.EnvNames(), name)
-		}
-	}
-	checkProviderLists(t, c)
+	checkPromptOnStdin(t, codex(), Request{})
 }
 
 func TestCodexParse(t *testing.T) {
@@ -169,7 +137,7 @@ func TestCodexParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Codex{}.Parse([]byte(tt.line), nil)
+			got := codex().Parse([]byte(tt.line), nil)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Parse(%s) =\n  %s\nwant\n  %s", tt.line, formatEvents(got), formatEvents(tt.want))
 			}
@@ -178,13 +146,13 @@ func TestCodexParse(t *testing.T) {
 }
 
 func TestCodexParseSkipsCommandOutputCheaply(t *testing.T) {
-	checkSkippedCheaply(t, Codex{}, []byte(`{"type":"item.completed","item":{"id":"item_9","type":"command_execution","command":"bash -lc 'cat f.go'","aggregated_output":"`+bigOutput+`","exit_code":0,"status":"completed"}}`))
+	checkSkippedCheaply(t, codex(), []byte(`{"type":"item.completed","item":{"id":"item_9","type":"command_execution","command":"bash -lc 'cat f.go'","aggregated_output":"`+bigOutput+`","exit_code":0,"status":"completed"}}`))
 }
 
 func TestCodexParseAppendsAndDoesNotRetainLine(t *testing.T) {
 	prior := []Event{{Kind: EventText, Text: "earlier"}}
 	line := []byte(`{"type":"item.started","item":{"type":"mcp_tool_call","server":"s","tool":"t","arguments":{"a":1}}}`)
-	events := Codex{}.Parse(line, prior)
+	events := codex().Parse(line, prior)
 	for i := range line {
 		line[i] = 'z' // the caller reuses its buffer for the next line
 	}
@@ -204,11 +172,11 @@ var codexStreams = []string{
 }
 
 func TestCodexParseGolden(t *testing.T) {
-	checkParseGolden(t, Codex{}, codexStreams)
+	checkParseGolden(t, codex(), codexStreams)
 }
 
 func TestCodexParseRealCapture(t *testing.T) {
-	checkFileEvents(t, Codex{}, "codex-0.171.0-real.jsonl", []Event{
+	checkFileEvents(t, codex(), "codex-0.171.0-real.jsonl", []Event{
 		{Kind: EventSession, SessionID: "01a22e9d-d9f8-7af0-aa43-211e4a42329d"},
 		{Kind: EventError, Text: "Model metadata for `gpt-5.4` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."},
 		{Kind: EventToolCall, Tool: "bash", Args: "echo hi > f && git add f && git commit -q -m x"},
@@ -221,7 +189,7 @@ func TestCodexParseRealCapture(t *testing.T) {
 // turn.failed ends the invocation, so the text said before it is still the agent's.
 func TestCodexParseRealReconnects(t *testing.T) {
 	var errs, texts, failures int
-	for _, ev := range parseFile(t, Codex{}, "codex-0.171.0-reconnect-real.jsonl") {
+	for _, ev := range parseFile(t, codex(), "codex-0.171.0-reconnect-real.jsonl") {
 		switch {
 		case ev.Kind == EventError:
 			errs++
@@ -253,7 +221,7 @@ func TestCodexParseReconstructedStream(t *testing.T) {
 		{Kind: EventText, Text: final},
 		{Kind: EventUsage, Usage: Usage{InputTokens: 12661, CacheReadTokens: 71552, OutputTokens: 1987}},
 	}
-	checkFileEvents(t, Codex{}, "codex-stream.jsonl", want)
+	checkFileEvents(t, codex(), "codex-stream.jsonl", want)
 }
 
 func TestCodexParseErrorStream(t *testing.T) {
@@ -264,7 +232,7 @@ func TestCodexParseErrorStream(t *testing.T) {
 		{Kind: EventError, Text: msg},
 		{Kind: EventResult, Text: msg, IsError: true},
 	}
-	checkFileEvents(t, Codex{}, "codex-error-stream.jsonl", want)
+	checkFileEvents(t, codex(), "codex-error-stream.jsonl", want)
 }
 
 func TestUnwrapShell(t *testing.T) {
@@ -297,7 +265,7 @@ func FuzzCodexParse(f *testing.F) {
 	f.Add([]byte(`{"type":"turn.completed","usage":{"input_tokens":1e400,"cached_input_tokens":-1}}`))
 	f.Add([]byte(`{"type":"turn.failed","error":{"data":{"data":{"message":7}}}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		checkEventsWellFormed(t, line, Codex{}.Parse(line, nil))
+		checkEventsWellFormed(t, line, codex().Parse(line, nil))
 	})
 }
 
@@ -309,5 +277,5 @@ func BenchmarkCodexParse(b *testing.B) {
 		unit = append(unit, readLines(b, name)...)
 	}
 	unit = append(unit, []byte(`{"type":"item.completed","item":{"id":"item_9","type":"command_execution","command":"bash -lc 'cat f.go'","aggregated_output":"`+bigOutput+`","exit_code":0,"status":"completed"}}`))
-	benchmarkParse(b, Codex{}, unit)
+	benchmarkParse(b, codex(), unit)
 }

@@ -2,77 +2,61 @@ package agent
 
 import "strings"
 
-// Copilot is GitHub's Copilot CLI (`copilot`, npm @github/copilot), run in prompt mode with its
-// JSON Lines output.
-type Copilot struct{}
-
-var _ Provider = Copilot{}
-
-// Name returns "copilot".
-func (Copilot) Name() string { return "copilot" }
-
-// DefaultModel returns the model Sandcastle's own scaffolding defaults to.
-func (Copilot) DefaultModel() string { return "claude-sonnet-4.5" }
-
-// Efforts returns the values of copilot's --reasoning-effort flag, weakest first. Which of them
-// a model offers depends on the model; copilot reports a level the model lacks and runs without
-// it.
-func (Copilot) Efforts() []string {
-	return []string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}
+// copilot is GitHub's Copilot CLI (`copilot`, npm @github/copilot), run in prompt mode with its
+// JSON Lines output. It has no permission modes: the run allows every tool, path and URL
+// (--allow-all), since the sandbox is the boundary. Its sessions cannot be carried: copilot keeps
+// a session as a directory (~/.copilot/session-state/<id>/, with checkpoints and file snapshots
+// beside the event log) indexed by a SQLite store shared by all sessions, not as one file that
+// could be carried out of one sandbox and into another.
+func copilot() Provider {
+	return Provider{cli: copilotCLI{}, Spec: Spec{
+		Name:    "copilot",
+		Program: "copilot",
+		// The model Sandcastle's own scaffolding defaults to.
+		DefaultModel: "claude-sonnet-4.5",
+		// The values of copilot's --reasoning-effort flag, weakest first. Which of them a model
+		// offers depends on the model; copilot reports a level the model lacks and runs without
+		// it.
+		Efforts: []string{"none", "minimal", "low", "medium", "high", "xhigh", "max"},
+		// The token copilot logs in with, the settings of a custom model provider (BYOK), the
+		// GitHub host of an enterprise account, and the proxy variables. GH_TOKEN and
+		// GITHUB_TOKEN, which copilot would also read, are left out on purpose: in a workflow
+		// they hold the job's token (or an issue tracker's), which cannot make Copilot requests,
+		// must not reach the agent, and would be tried in place of a missing
+		// COPILOT_GITHUB_TOKEN.
+		EnvNames: []string{
+			"COPILOT_GITHUB_TOKEN",
+			"COPILOT_GH_HOST",
+			"COPILOT_PROVIDER_BASE_URL",
+			"COPILOT_PROVIDER_TYPE",
+			"COPILOT_PROVIDER_API_KEY",
+			"COPILOT_PROVIDER_BEARER_TOKEN",
+			"COPILOT_PROVIDER_WIRE_API",
+			"COPILOT_PROVIDER_MODEL_ID",
+			"COPILOT_PROVIDER_WIRE_MODEL",
+			"COPILOT_PROVIDER_AZURE_API_VERSION",
+			"COPILOT_PROVIDER_HEADERS",
+			"COPILOT_OFFLINE",
+			"HTTPS_PROXY",
+			"HTTP_PROXY",
+			"NO_PROXY",
+		},
+		// A token with the Copilot Requests permission or, for a custom model provider, its
+		// endpoint: with COPILOT_PROVIDER_BASE_URL set copilot needs no GitHub login (the
+		// provider's own key, if it takes one, is COPILOT_PROVIDER_API_KEY).
+		Credentials: []string{"COPILOT_GITHUB_TOKEN", "COPILOT_PROVIDER_BASE_URL"},
+	}}
 }
 
-// PermissionModes returns none: the run allows every tool, path and URL (--allow-all), since the
-// sandbox is the boundary.
-func (Copilot) PermissionModes() []string { return nil }
+type copilotCLI struct{}
 
-// Sessions returns nil: copilot keeps a session as a directory (~/.copilot/session-state/<id>/,
-// with checkpoints and file snapshots beside the event log) indexed by a SQLite store shared by
-// all sessions, not as one file that could be carried out of one sandbox and into another.
-func (Copilot) Sessions() *Sessions { return nil }
-
-// MaxPromptBytes is 0: the prompt goes on stdin.
-func (Copilot) MaxPromptBytes() int { return 0 }
-
-// EnvNames lists the token copilot logs in with, the settings of a custom model provider
-// (BYOK), the GitHub host of an enterprise account, and the proxy variables. GH_TOKEN and
-// GITHUB_TOKEN, which copilot would also read, are left out on purpose: in a workflow they hold
-// the job's token (or an issue tracker's), which cannot make Copilot requests, must not reach
-// the agent, and would be tried in place of a missing COPILOT_GITHUB_TOKEN.
-func (Copilot) EnvNames() []string {
-	return []string{
-		"COPILOT_GITHUB_TOKEN",
-		"COPILOT_GH_HOST",
-		"COPILOT_PROVIDER_BASE_URL",
-		"COPILOT_PROVIDER_TYPE",
-		"COPILOT_PROVIDER_API_KEY",
-		"COPILOT_PROVIDER_BEARER_TOKEN",
-		"COPILOT_PROVIDER_WIRE_API",
-		"COPILOT_PROVIDER_MODEL_ID",
-		"COPILOT_PROVIDER_WIRE_MODEL",
-		"COPILOT_PROVIDER_AZURE_API_VERSION",
-		"COPILOT_PROVIDER_HEADERS",
-		"COPILOT_OFFLINE",
-		"HTTPS_PROXY",
-		"HTTP_PROXY",
-		"NO_PROXY",
-	}
-}
-
-// Credentials are a token with the Copilot Requests permission or, for a custom model provider,
-// its endpoint: with COPILOT_PROVIDER_BASE_URL set copilot needs no GitHub login (the provider's
-// own key, if it takes one, is COPILOT_PROVIDER_API_KEY).
-func (Copilot) Credentials() []string {
-	return []string{"COPILOT_GITHUB_TOKEN", "COPILOT_PROVIDER_BASE_URL"}
-}
-
-// Command builds
+// command builds
 //
 //	copilot --output-format json --model MODEL --allow-all --no-ask-user [--reasoning-effort E]
 //
 // with the prompt on stdin: copilot runs in prompt mode when its input is not a terminal and
 // reads the prompt from it. Keeping the prompt out of argv means no size limit, and nothing to
-// misparse (as the value of -p, a prompt starting with '-' is rejected). The argv is exec'd
-// directly, so nothing is shell-quoted.
+// misparse (as the value of -p, a prompt starting with '-' is rejected).
 //
 // --allow-all (tools, paths and URLs) rather than --allow-all-tools alone: a headless run has no
 // one to approve a path outside the repository or a URL, and would fail those calls instead.
@@ -80,12 +64,8 @@ func (Copilot) Credentials() []string {
 // --reasoning-effort is the flag's own name (--effort, its alias, is newer). Auto-update is
 // turned off (COPILOT_AUTO_UPDATE, which older versions simply ignore), so the run uses the
 // version installed in the sandbox image rather than downloading another one first.
-func (c Copilot) Command(r Request) (Command, error) {
-	model, err := checkRequest(c, r)
-	if err != nil {
-		return Command{}, err
-	}
-	argv := []string{"copilot", "--output-format", "json", "--model", model, "--allow-all", "--no-ask-user"}
+func (copilotCLI) command(r Request, model string) (Command, error) {
+	argv := []string{"--output-format", "json", "--model", model, "--allow-all", "--no-ask-user"}
 	if r.Effort != "" {
 		argv = append(argv, "--reasoning-effort", r.Effort)
 	}
@@ -120,7 +100,7 @@ type copilotLine struct {
 	Blocker   rawJSON `json:"blocker"`
 }
 
-// Parse maps one `copilot --output-format json` line to events:
+// parse maps one `copilot --output-format json` line to events:
 //
 //   - session.start and the terminal result: EventSession (1.0.102 writes the id only in
 //     result);
@@ -139,7 +119,7 @@ type copilotLine struct {
 // for a failed run the exit status already says so, and a result here would replace the
 // session.error message as the failure detail. The prompt copilot echoes as user.message,
 // reasoning and tool output yield nothing.
-func (Copilot) Parse(line []byte, dst []Event) []Event {
+func (copilotCLI) parse(line []byte, dst []Event) []Event {
 	switch lineType(line) {
 	case "session.start", "assistant.message", "assistant.usage", "tool.execution_start",
 		"session.error", "session.warning", "session.info", "result":

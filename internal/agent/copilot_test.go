@@ -13,7 +13,7 @@ func TestCopilotCommand(t *testing.T) {
 	argv := func(parts ...[]string) []string { return slices.Concat(parts...) }
 	env := map[string]string{"COPILOT_AUTO_UPDATE": "false"}
 
-	checkCommands(t, Copilot{}, []commandCase{
+	checkCommands(t, copilot(), []commandCase{
 		{name: "defaults", req: Request{Prompt: "fix it"}, argv: argv(head, []string{"claude-sonnet-4.5"}, allow), env: env},
 		{name: "model", req: Request{Prompt: "p", Model: "gpt-5.4"}, argv: argv(head, []string{"gpt-5.4"}, allow), env: env},
 		{name: "effort", req: Request{Prompt: "p", Effort: "xhigh"}, argv: argv(head, []string{"claude-sonnet-4.5"}, allow, []string{"--reasoning-effort", "xhigh"}), env: env},
@@ -26,32 +26,7 @@ func TestCopilotCommand(t *testing.T) {
 }
 
 func TestCopilotCommandPromptNeverInArgv(t *testing.T) {
-	checkPromptOnStdin(t, Copilot{}, Request{Effort: "low"})
-}
-
-func TestCopilotProviderFacts(t *testing.T) {
-	var c Copilot
-	if got, want := c.Name(), "copilot"; got != want {
-		t.Errorf("Name() = %q, want %q", got, want)
-	}
-	if got, want := c.DefaultModel(), "claude-sonnet-4.5"; got != want {
-		t.Errorf("DefaultModel() = %q, want %q", got, want)
-	}
-	if s := c.Sessions(); s != nil {
-		t.Errorf("Sessions() = %+v, want nil (sessions are directories indexed in SQLite)", s)
-	}
-	if got := c.MaxPromptBytes(); got != 0 {
-		t.Errorf("MaxPromptBytes() = %d, want 0 (stdin)", got)
-	}
-	if got, want := c.Credentials(), []string{"COPILOT_GITHUB_TOKEN", "COPILOT_PROVIDER_BASE_URL"}; !slices.Equal(got, want) {
-		t.Errorf("Credentials() = %q, want %q", got, want)
-	}
-	for _, name := range []string{"COPILOT_PROVIDER_API_KEY", "HTTPS_PROXY"} {
-		if !slices.Contains(c.EnvNames(), name) {
-			t.Errorf("EnvNames() = %q, missing %s", c.EnvNames(), name)
-		}
-	}
-	checkProviderLists(t, c) // GH_TOKEN and GITHUB_TOKEN in particular
+	checkPromptOnStdin(t, copilot(), Request{Effort: "low"})
 }
 
 func TestCopilotParse(t *testing.T) {
@@ -117,7 +92,7 @@ func TestCopilotParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Copilot{}.Parse([]byte(tt.line), nil)
+			got := copilot().Parse([]byte(tt.line), nil)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Parse(%s) =\n  %s\nwant\n  %s", tt.line, formatEvents(got), formatEvents(tt.want))
 			}
@@ -128,7 +103,7 @@ func TestCopilotParse(t *testing.T) {
 func TestCopilotParseAppendsAndDoesNotRetainLine(t *testing.T) {
 	prior := []Event{{Kind: EventText, Text: "earlier"}}
 	line := []byte(`{"type":"tool.execution_start","data":{"toolName":"github-mcp-server-get_issue","arguments":{"issue_number":17}}}`)
-	events := Copilot{}.Parse(line, prior)
+	events := copilot().Parse(line, prior)
 	for i := range line {
 		line[i] = 'z' // the caller reuses its buffer for the next line
 	}
@@ -148,13 +123,13 @@ var copilotStreams = []string{
 }
 
 func TestCopilotParseGolden(t *testing.T) {
-	checkParseGolden(t, Copilot{}, copilotStreams)
+	checkParseGolden(t, copilot(), copilotStreams)
 }
 
 // The real run's prompt contains the completion signal; only the agent's own message may
 // carry it.
 func TestCopilotParseRealCapture(t *testing.T) {
-	checkFileEvents(t, Copilot{}, "copilot-1.0.102-real.jsonl", []Event{
+	checkFileEvents(t, copilot(), "copilot-1.0.102-real.jsonl", []Event{
 		{Kind: EventToolCall, Tool: "bash", Args: "echo hi > f && git add f && git commit -q -m x"},
 		{Kind: EventText, Text: "done <promise>COMPLETE</promise>"},
 		{Kind: EventSession, SessionID: "a38ad44e-3a87-4be1-8735-ae11eb230591"},
@@ -171,11 +146,11 @@ func TestCopilotParseRealAuthFailure(t *testing.T) {
 		{Kind: EventError, Text: "Authentication failed with provider at http://127.0.0.1:18182/v1 (HTTP 401).\n  Check your COPILOT_PROVIDER_API_KEY, COPILOT_PROVIDER_API_KEY_COMMAND, or COPILOT_PROVIDER_BEARER_TOKEN."},
 		{Kind: EventSession, SessionID: "751415fd-641c-455b-938e-929ae20f8923"},
 	}
-	checkFileEvents(t, Copilot{}, "copilot-1.0.102-401-real.jsonl", want)
+	checkFileEvents(t, copilot(), "copilot-1.0.102-401-real.jsonl", want)
 }
 
 func TestCopilotParseReconstructedStream(t *testing.T) {
-	checkFileEvents(t, Copilot{}, "copilot-stream.jsonl", []Event{
+	checkFileEvents(t, copilot(), "copilot-stream.jsonl", []Event{
 		{Kind: EventText, Text: "I'll run the tests first."},
 		{Kind: EventUsage, Usage: Usage{OutputTokens: 61}},
 		{Kind: EventToolCall, Tool: "bash", Args: "npm test"},
@@ -193,7 +168,7 @@ func FuzzCopilotParse(f *testing.F) {
 	f.Add([]byte(`{"type":"assistant.usage","data":{"inputTokens":1,"cacheReadTokens":9e18,"cacheWriteTokens":9e18}}`))
 	f.Add([]byte(`{"type":"result","exitCode":2,"outcome":"blocked","blocker":{"kind":[],"reason":" "}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		checkEventsWellFormed(t, line, Copilot{}.Parse(line, nil))
+		checkEventsWellFormed(t, line, copilot().Parse(line, nil))
 	})
 }
 
@@ -207,5 +182,5 @@ func BenchmarkCopilotParse(b *testing.B) {
 	big := strings.Repeat(`func f() { return \"x\" }\n`, 1500) // ~40 KB of escaped output
 	unit = append(unit, []byte(fmt.Sprintf(
 		`{"type":"tool.execution_complete","data":{"toolCallId":"t","success":true,"result":{"content":"%s"}},"id":"e","timestamp":"2026-06-30T09:41:11.407Z","parentId":"p"}`, big)))
-	benchmarkParse(b, Copilot{}, unit)
+	benchmarkParse(b, copilot(), unit)
 }

@@ -6,60 +6,41 @@ import (
 	"strings"
 )
 
-// Cursor is the Cursor Agent CLI (`agent`, installed by cursor.com/install), run in print mode
-// with its stream-json output.
-type Cursor struct{}
-
-var _ Provider = Cursor{}
-
-// Name returns "cursor".
-func (Cursor) Name() string { return "cursor" }
-
-// DefaultModel returns the model Sandcastle's own scaffolding defaults to.
-func (Cursor) DefaultModel() string { return "composer-2" }
-
-// Efforts returns none: the Cursor CLI has no effort flag (a model's variants are separate
-// model names).
-func (Cursor) Efforts() []string { return nil }
-
-// PermissionModes returns none: the run approves every action with --force, since the sandbox
-// is the boundary.
-func (Cursor) PermissionModes() []string { return nil }
-
-// Sessions returns nil: Cursor keeps each chat in a SQLite store under ~/.cursor/chats, keyed by
-// a hash of the workspace, not in a transcript file that could be carried out of one sandbox and
-// into another.
-func (Cursor) Sessions() *Sessions { return nil }
-
-// MaxPromptBytes is argMax: the prompt is a command-line argument. Only recent versions of the
-// CLI read a piped prompt, so stdin cannot be relied on.
-func (Cursor) MaxPromptBytes() int { return argMax }
-
-// EnvNames lists the API key the CLI logs in with and the proxy variables a runner behind a
-// proxy needs to reach Cursor.
-func (Cursor) EnvNames() []string {
-	return []string{"CURSOR_API_KEY", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"}
+// cursor is the Cursor Agent CLI (`agent`, installed by cursor.com/install), run in print mode
+// with its stream-json output. It has no effort setting (a model's variants are separate model
+// names) and no permission modes (the run approves every action with --force, since the sandbox
+// is the boundary). Its sessions cannot be carried: Cursor keeps each chat in a SQLite store
+// under ~/.cursor/chats, keyed by a hash of the workspace, not in a transcript file that could
+// be carried out of one sandbox and into another.
+func cursor() Provider {
+	return Provider{cli: cursorCLI{}, Spec: Spec{
+		Name:    "cursor",
+		Program: "agent",
+		// The model Sandcastle's own scaffolding defaults to.
+		DefaultModel: "composer-2",
+		// The API key the CLI logs in with and the proxy variables a runner behind a proxy needs
+		// to reach Cursor.
+		EnvNames: []string{"CURSOR_API_KEY", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"},
+		// The API key a headless run logs in with (a browser login cannot happen in a
+		// container).
+		Credentials: []string{"CURSOR_API_KEY"},
+		// The prompt is a command-line argument. Only recent versions of the CLI read a piped
+		// prompt, so stdin cannot be relied on.
+		MaxPromptBytes: argMax,
+	}}
 }
 
-// Credentials is the API key a headless run logs in with (a browser login cannot happen in a
-// container).
-func (Cursor) Credentials() []string { return []string{"CURSOR_API_KEY"} }
+type cursorCLI struct{}
 
-// Command builds
+// command builds
 //
 //	agent --print --output-format stream-json --model MODEL --force -- PROMPT
 //
 // The prompt is the last argument, after "--" so that a prompt starting with '-' is not taken
-// for an option (the CLI rejects it as an unknown option otherwise). The argv is exec'd
-// directly, so nothing is shell-quoted. No --stream-partial-output: each assistant message
-// arrives whole, once.
-func (c Cursor) Command(r Request) (Command, error) {
-	model, err := checkRequest(c, r)
-	if err != nil {
-		return Command{}, err
-	}
-	argv := []string{"agent", "--print", "--output-format", "stream-json", "--model", model, "--force", "--", r.Prompt}
-	return Command{Argv: argv}, nil
+// for an option (the CLI rejects it as an unknown option otherwise). No
+// --stream-partial-output: each assistant message arrives whole, once.
+func (cursorCLI) command(r Request, model string) (Command, error) {
+	return Command{Argv: []string{"--print", "--output-format", "stream-json", "--model", model, "--force", "--", r.Prompt}}, nil
 }
 
 // cursorLine holds the fields of the stream-json lines that produce events, tool_call lines
@@ -89,7 +70,7 @@ type cursorUsage struct {
 	CacheWriteTokens int64 `json:"cacheWriteTokens"`
 }
 
-// Parse maps one stream-json line to events:
+// parse maps one stream-json line to events:
 //
 //   - system/init: EventSession;
 //   - assistant: EventText per text block (the CLI writes each message between tool calls
@@ -100,7 +81,7 @@ type cursorUsage struct {
 //     says so, then EventUsage when the line carries token counts.
 //
 // The prompt the CLI echoes as a user line yields nothing.
-func (Cursor) Parse(line []byte, dst []Event) []Event {
+func (cursorCLI) parse(line []byte, dst []Event) []Event {
 	switch lineType(line) {
 	case "tool_call":
 		// Only the call's announcement matters, and the completion, carrying file contents or

@@ -14,7 +14,7 @@ func TestCursorCommand(t *testing.T) {
 		return slices.Concat(head, []string{model, "--force", "--", prompt})
 	}
 
-	checkCommands(t, Cursor{}, []commandCase{
+	checkCommands(t, cursor(), []commandCase{
 		{name: "defaults", req: Request{Prompt: "fix it"}, argv: argv("composer-2", "fix it")},
 		{name: "model", req: Request{Prompt: "p", Model: "claude-sonnet-4-6"}, argv: argv("claude-sonnet-4-6", "p")},
 		{name: "prompt_is_one_argument", req: Request{Prompt: "it's\n$(rm -rf /)"}, argv: argv("composer-2", "it's\n$(rm -rf /)")},
@@ -29,7 +29,7 @@ func TestCursorCommand(t *testing.T) {
 }
 
 func TestCursorCommandPromptTooLong(t *testing.T) {
-	_, err := Cursor{}.Command(Request{Prompt: strings.Repeat("é", argMax)})
+	_, err := cursor().Command(Request{Prompt: strings.Repeat("é", argMax)})
 	tooLong, ok := errors.AsType[*PromptTooLongError](err)
 	if !ok {
 		t.Fatalf("Command() error = %v, want a *PromptTooLongError", err)
@@ -37,26 +37,6 @@ func TestCursorCommandPromptTooLong(t *testing.T) {
 	if got, want := tooLong.Size, 2*argMax; got != want {
 		t.Errorf("Size = %d, want %d (bytes, not runes)", got, want)
 	}
-}
-
-func TestCursorProviderFacts(t *testing.T) {
-	var c Cursor
-	if got, want := c.Name(), "cursor"; got != want {
-		t.Errorf("Name() = %q, want %q", got, want)
-	}
-	if got, want := c.DefaultModel(), "composer-2"; got != want {
-		t.Errorf("DefaultModel() = %q, want %q", got, want)
-	}
-	if s := c.Sessions(); s != nil {
-		t.Errorf("Sessions() = %+v, want nil (chats live in SQLite stores)", s)
-	}
-	if got, want := c.MaxPromptBytes(), argMax; got != want {
-		t.Errorf("MaxPromptBytes() = %d, want %d (argv)", got, want)
-	}
-	if got, want := c.Credentials(), []string{"CURSOR_API_KEY"}; !slices.Equal(got, want) {
-		t.Errorf("Credentials() = %q, want %q", got, want)
-	}
-	checkProviderLists(t, c)
 }
 
 func TestCursorParse(t *testing.T) {
@@ -127,7 +107,7 @@ func TestCursorParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Cursor{}.Parse([]byte(tt.line), nil)
+			got := cursor().Parse([]byte(tt.line), nil)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Parse(%s) =\n  %s\nwant\n  %s", tt.line, formatEvents(got), formatEvents(tt.want))
 			}
@@ -138,7 +118,7 @@ func TestCursorParse(t *testing.T) {
 func TestCursorParseAppendsAndDoesNotRetainLine(t *testing.T) {
 	prior := []Event{{Kind: EventText, Text: "earlier"}}
 	line := []byte(`{"type":"tool_call","subtype":"started","tool_call":{"shellToolCall":{"args":{"command":"ls"}}}}`)
-	events := Cursor{}.Parse(line, prior)
+	events := cursor().Parse(line, prior)
 	for i := range line {
 		line[i] = 'z' // the caller reuses its buffer for the next line
 	}
@@ -152,7 +132,7 @@ func TestCursorParseAppendsAndDoesNotRetainLine(t *testing.T) {
 var cursorStreams = []string{"cursor-stream.jsonl"}
 
 func TestCursorParseGolden(t *testing.T) {
-	checkParseGolden(t, Cursor{}, cursorStreams)
+	checkParseGolden(t, cursor(), cursorStreams)
 }
 
 func TestCursorParseReconstructedStream(t *testing.T) {
@@ -168,7 +148,7 @@ func TestCursorParseReconstructedStream(t *testing.T) {
 		{Kind: EventText, Text: second},
 		{Kind: EventResult, Text: first + second},
 	}
-	checkFileEvents(t, Cursor{}, "cursor-stream.jsonl", want)
+	checkFileEvents(t, cursor(), "cursor-stream.jsonl", want)
 }
 
 // FuzzCursorParse checks that no input panics and that every event is well formed.
@@ -178,7 +158,7 @@ func FuzzCursorParse(f *testing.F) {
 	f.Add([]byte(`{"type":"tool_call","subtype":"started","tool_call":{"function":{"name":"f","arguments":"{\"command\":[1]}"}}}`))
 	f.Add([]byte(`{"type":"result","is_error":true,"result":null,"usage":{"inputTokens":1e400}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		checkEventsWellFormed(t, line, Cursor{}.Parse(line, nil))
+		checkEventsWellFormed(t, line, cursor().Parse(line, nil))
 	})
 }
 
@@ -191,5 +171,5 @@ func BenchmarkCursorParse(b *testing.B) {
 		[]byte(fmt.Sprintf(`{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"readToolCall":{"args":{"path":"f.go"},"result":{"success":{"content":"%s"}}}},"session_id":"s"}`, big)),
 		[]byte(fmt.Sprintf(`{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"writeToolCall":{"args":{"path":"f.go","fileText":"%s"}}},"session_id":"s"}`, big)),
 	)
-	benchmarkParse(b, Cursor{}, unit)
+	benchmarkParse(b, cursor(), unit)
 }

@@ -2,84 +2,63 @@ package agent
 
 import "strings"
 
-// OpenCode is sst's OpenCode CLI (`opencode run`, npm opencode-ai), run with its JSON event
-// output.
-type OpenCode struct{}
-
-var _ Provider = OpenCode{}
-
-// Name returns "opencode".
-func (OpenCode) Name() string { return "opencode" }
-
-// DefaultModel returns the model Sandcastle's own scaffolding defaults to, one of OpenCode's
-// free models.
-func (OpenCode) DefaultModel() string { return "opencode/big-pickle" }
-
-// Efforts returns the model variants opencode's --variant selects, weakest first. Which of them a
-// model has depends on its provider; opencode ignores a variant the model lacks.
-func (OpenCode) Efforts() []string {
-	return []string{"minimal", "low", "medium", "high", "xhigh", "max"}
-}
-
-// PermissionModes returns none: opencode's permission prompts are skipped outright, since the
-// sandbox is the boundary; finer rules live in its config file, not on the command line.
-func (OpenCode) PermissionModes() []string { return nil }
-
-// Sessions returns nil: opencode keeps its sessions in a SQLite database
+// openCode is sst's OpenCode CLI (`opencode run`, npm opencode-ai), run with its JSON event
+// output. It has no permission modes: opencode's permission prompts are skipped outright, since
+// the sandbox is the boundary; finer rules live in its config file, not on the command line. Its
+// sessions cannot be carried: opencode keeps them in a SQLite database
 // (~/.local/share/opencode/opencode.db) shared by every session, not in a file that could be
-// carried out of one sandbox and into another.
-func (OpenCode) Sessions() *Sessions { return nil }
-
-// MaxPromptBytes is 0: the prompt goes on stdin.
-func (OpenCode) MaxPromptBytes() int { return 0 }
-
-// EnvNames lists the API keys of the providers opencode reads from the environment (its
-// provider list gives each provider's variable), the endpoints its SDKs take from it, inline
-// configuration (OPENCODE_CONFIG_CONTENT, which can declare a custom provider), and the proxy
-// variables. Cloud credentials (AWS_*, Google application-default ones) are left out on purpose:
-// handing them to the agent must be the user's explicit choice (the env input).
-func (OpenCode) EnvNames() []string {
-	return []string{
-		"OPENCODE_API_KEY",
-		"ANTHROPIC_API_KEY",
-		"OPENAI_API_KEY",
-		"GOOGLE_GENERATIVE_AI_API_KEY",
-		"OPENROUTER_API_KEY",
-		"XAI_API_KEY",
-		"GROQ_API_KEY",
-		"DEEPSEEK_API_KEY",
-		"MISTRAL_API_KEY",
-		"ANTHROPIC_BASE_URL",
-		"OPENAI_BASE_URL",
-		"OPENCODE_CONFIG_CONTENT",
-		"HTTPS_PROXY",
-		"HTTP_PROXY",
-		"NO_PROXY",
-	}
+// carried out of one sandbox and into another. It needs no credentials: OpenCode's own free
+// models, the default among them, answer without a key (opencode then sends "public"); a paid
+// model's key passes in through EnvNames when it is set.
+func openCode() Provider {
+	return Provider{cli: openCodeCLI{}, Spec: Spec{
+		Name:    "opencode",
+		Program: "opencode",
+		// The model Sandcastle's own scaffolding defaults to, one of OpenCode's free models.
+		DefaultModel: "opencode/big-pickle",
+		// The model variants opencode's --variant selects, weakest first. Which of them a model
+		// has depends on its provider; opencode ignores a variant the model lacks.
+		Efforts: []string{"minimal", "low", "medium", "high", "xhigh", "max"},
+		// The API keys of the providers opencode reads from the environment (its provider list
+		// gives each provider's variable), the endpoints its SDKs take from it, inline
+		// configuration (OPENCODE_CONFIG_CONTENT, which can declare a custom provider), and the
+		// proxy variables. Cloud credentials (AWS_*, Google application-default ones) are left
+		// out on purpose: handing them to the agent must be the user's explicit choice (the env
+		// input).
+		EnvNames: []string{
+			"OPENCODE_API_KEY",
+			"ANTHROPIC_API_KEY",
+			"OPENAI_API_KEY",
+			"GOOGLE_GENERATIVE_AI_API_KEY",
+			"OPENROUTER_API_KEY",
+			"XAI_API_KEY",
+			"GROQ_API_KEY",
+			"DEEPSEEK_API_KEY",
+			"MISTRAL_API_KEY",
+			"ANTHROPIC_BASE_URL",
+			"OPENAI_BASE_URL",
+			"OPENCODE_CONFIG_CONTENT",
+			"HTTPS_PROXY",
+			"HTTP_PROXY",
+			"NO_PROXY",
+		},
+	}}
 }
 
-// Credentials returns none: OpenCode's own free models, the default among them, answer without
-// a key (opencode then sends "public"), so no variable is required; a paid model's key passes in
-// through EnvNames when it is set.
-func (OpenCode) Credentials() []string { return nil }
+type openCodeCLI struct{}
 
-// Command builds
+// command builds
 //
 //	opencode run --format json --model MODEL [--variant V] --dangerously-skip-permissions
 //
 // with the prompt on stdin, which `opencode run` reads when it is not a terminal. The prompt is
 // kept out of argv on purpose: no size limit, nothing a prompt starting with '-' could turn into
 // a flag, and opencode passes it to the model verbatim (a positional message containing a space
-// is wrapped in double quotes by opencode 1.18). The argv is exec'd directly, so nothing is
-// shell-quoted. --dangerously-skip-permissions answers opencode's permission requests with
-// "allow once" instead of rejecting them, as a headless run otherwise does (1.18 also calls the
-// flag --auto).
-func (o OpenCode) Command(r Request) (Command, error) {
-	model, err := checkRequest(o, r)
-	if err != nil {
-		return Command{}, err
-	}
-	argv := []string{"opencode", "run", "--format", "json", "--model", model}
+// is wrapped in double quotes by opencode 1.18). --dangerously-skip-permissions answers
+// opencode's permission requests with "allow once" instead of rejecting them, as a headless run
+// otherwise does (1.18 also calls the flag --auto).
+func (openCodeCLI) command(r Request, model string) (Command, error) {
+	argv := []string{"run", "--format", "json", "--model", model}
 	if r.Effort != "" {
 		argv = append(argv, "--variant", r.Effort)
 	}
@@ -117,7 +96,7 @@ type opencodeTokens struct {
 	} `json:"cache"`
 }
 
-// Parse maps one `opencode run --format json` line to events:
+// parse maps one `opencode run --format json` line to events:
 //
 //   - step_start: EventSession (the same id starts every step);
 //   - text: EventText with the whole text part (opencode marks no final answer, so no
@@ -129,7 +108,7 @@ type opencodeTokens struct {
 //
 // Reasoning parts (written only with --thinking) and anything else yield nothing. opencode
 // writes only the parts of the session it runs, so a subagent's text never appears.
-func (OpenCode) Parse(line []byte, dst []Event) []Event {
+func (openCodeCLI) parse(line []byte, dst []Event) []Event {
 	switch lineType(line) {
 	case "step_start", "text", "tool_use", "step_finish", "error":
 	default:

@@ -12,7 +12,7 @@ func TestOpenCodeCommand(t *testing.T) {
 	skip := []string{"--dangerously-skip-permissions"}
 	argv := func(parts ...[]string) []string { return slices.Concat(parts...) }
 
-	checkCommands(t, OpenCode{}, []commandCase{
+	checkCommands(t, openCode(), []commandCase{
 		{name: "defaults", req: Request{Prompt: "fix it"}, argv: argv(run, []string{"opencode/big-pickle"}, skip)},
 		{name: "model", req: Request{Prompt: "p", Model: "anthropic/claude-sonnet-4-6"}, argv: argv(run, []string{"anthropic/claude-sonnet-4-6"}, skip)},
 		{name: "model_with_quote_is_one_argument", req: Request{Prompt: "p", Model: "it's/x"}, argv: argv(run, []string{"it's/x"}, skip)},
@@ -26,43 +26,18 @@ func TestOpenCodeCommand(t *testing.T) {
 }
 
 func TestOpenCodeCommandPromptNeverInArgv(t *testing.T) {
-	checkPromptOnStdin(t, OpenCode{}, Request{Effort: "high"})
+	checkPromptOnStdin(t, openCode(), Request{Effort: "high"})
 }
 
 func TestOpenCodeCommandLargePrompt(t *testing.T) {
 	prompt := strings.Repeat("x", 4*argMax) // would not fit in one argv entry
-	cmd, err := OpenCode{}.Command(Request{Prompt: prompt})
+	cmd, err := openCode().Command(Request{Prompt: prompt})
 	if err != nil {
 		t.Fatalf("Command() error = %v, want a prompt of any size accepted on stdin", err)
 	}
 	if got := len(cmd.Stdin); got != len(prompt) {
 		t.Errorf("len(Stdin) = %d, want %d", got, len(prompt))
 	}
-}
-
-func TestOpenCodeProviderFacts(t *testing.T) {
-	var o OpenCode
-	if got, want := o.Name(), "opencode"; got != want {
-		t.Errorf("Name() = %q, want %q", got, want)
-	}
-	if got, want := o.DefaultModel(), "opencode/big-pickle"; got != want {
-		t.Errorf("DefaultModel() = %q, want %q", got, want)
-	}
-	if s := o.Sessions(); s != nil {
-		t.Errorf("Sessions() = %+v, want nil (sessions live in SQLite)", s)
-	}
-	if got := o.MaxPromptBytes(); got != 0 {
-		t.Errorf("MaxPromptBytes() = %d, want 0 (stdin)", got)
-	}
-	if got := o.Credentials(); len(got) != 0 {
-		t.Errorf("Credentials() = %q, want none: the default model is free and needs no key", got)
-	}
-	for _, name := range []string{"OPENCODE_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENCODE_CONFIG_CONTENT", "HTTPS_PROXY"} {
-		if !slices.Contains(o.EnvNames(), name) {
-			t.Errorf("EnvNames() = %q, missing %s", o.EnvNames(), name)
-		}
-	}
-	checkProviderLists(t, o)
 }
 
 func TestOpenCodeParse(t *testing.T) {
@@ -128,7 +103,7 @@ func TestOpenCodeParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := OpenCode{}.Parse([]byte(tt.line), nil)
+			got := openCode().Parse([]byte(tt.line), nil)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Parse(%s) =\n  %s\nwant\n  %s", tt.line, formatEvents(got), formatEvents(tt.want))
 			}
@@ -139,7 +114,7 @@ func TestOpenCodeParse(t *testing.T) {
 func TestOpenCodeParseAppendsAndDoesNotRetainLine(t *testing.T) {
 	prior := []Event{{Kind: EventText, Text: "earlier"}}
 	line := []byte(`{"type":"tool_use","part":{"type":"tool","tool":"mcp_x","state":{"status":"completed","input":{"a":1}}}}`)
-	events := OpenCode{}.Parse(line, prior)
+	events := openCode().Parse(line, prior)
 	for i := range line {
 		line[i] = 'z' // the caller reuses its buffer for the next line
 	}
@@ -162,7 +137,7 @@ var opencodeStreams = []string{
 }
 
 func TestOpenCodeParseGolden(t *testing.T) {
-	checkParseGolden(t, OpenCode{}, opencodeStreams)
+	checkParseGolden(t, openCode(), opencodeStreams)
 }
 
 func TestOpenCodeParseRealCapture(t *testing.T) {
@@ -176,11 +151,11 @@ func TestOpenCodeParseRealCapture(t *testing.T) {
 		{Kind: EventText, Text: "done <promise>COMPLETE</promise>"},
 		usage,
 	}
-	checkFileEvents(t, OpenCode{}, "opencode-1.18.33-real.jsonl", want)
+	checkFileEvents(t, openCode(), "opencode-1.18.33-real.jsonl", want)
 }
 
 func TestOpenCodeParseRealAuthFailure(t *testing.T) {
-	checkFileEvents(t, OpenCode{}, "opencode-1.18.33-401-real.jsonl", []Event{
+	checkFileEvents(t, openCode(), "opencode-1.18.33-401-real.jsonl", []Event{
 		{Kind: EventSession, SessionID: "ses_dd155dc3bffeMdigZnFJpUBeBp"},
 		{Kind: EventResult, Text: "Incorrect API key provided: sk-bad (scripted 401)", IsError: true},
 	})
@@ -191,7 +166,7 @@ func TestOpenCodeParseRealAuthFailure(t *testing.T) {
 func TestOpenCodeParseUpstreamSample(t *testing.T) {
 	var reads, texts int
 	var total Usage
-	for _, ev := range parseFile(t, OpenCode{}, "opencode-example-output.jsonl") {
+	for _, ev := range parseFile(t, openCode(), "opencode-example-output.jsonl") {
 		switch ev.Kind {
 		case EventToolCall:
 			reads++
@@ -223,7 +198,7 @@ func TestOpenCodeParseUpstreamSample(t *testing.T) {
 }
 
 func TestOpenCodeParseReconstructedStream(t *testing.T) {
-	events := parseFile(t, OpenCode{}, "opencode-stream.jsonl")
+	events := parseFile(t, openCode(), "opencode-stream.jsonl")
 	var tools, texts []string
 	for _, ev := range events {
 		switch ev.Kind {
@@ -255,7 +230,7 @@ func FuzzOpenCodeParse(f *testing.F) {
 	f.Add([]byte(`{"type":"step_finish","part":{"tokens":{"input":1e400,"cache":[]},"cost":"free"}}`))
 	f.Add([]byte(`{"type":"error","error":{"data":{"message":7},"name":""}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		checkEventsWellFormed(t, line, OpenCode{}.Parse(line, nil))
+		checkEventsWellFormed(t, line, openCode().Parse(line, nil))
 	})
 }
 
@@ -269,5 +244,5 @@ func BenchmarkOpenCodeParse(b *testing.B) {
 	big := strings.Repeat(`func f() { return \"x\" }\n`, 1500) // ~40 KB of escaped source
 	unit = append(unit, []byte(fmt.Sprintf(
 		`{"type":"tool_use","timestamp":1,"sessionID":"ses_1","part":{"type":"tool","tool":"write","state":{"status":"completed","input":{"filePath":"/w/f.go","content":"%s"},"output":"ok"}}}`, big)))
-	benchmarkParse(b, OpenCode{}, unit)
+	benchmarkParse(b, openCode(), unit)
 }

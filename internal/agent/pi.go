@@ -4,77 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// Pi is Mario Zechner's pi coding agent (`pi`, npm @mariozechner/pi-coding-agent), run in
-// print mode with its JSON event stream.
-type Pi struct{}
-
-var _ Provider = Pi{}
-
-// Name returns "pi".
-func (Pi) Name() string { return "pi" }
-
-// DefaultModel returns the model Sandcastle's own scaffolding defaults to.
-func (Pi) DefaultModel() string { return "claude-sonnet-4-6" }
-
-// Efforts returns the values of pi's --thinking flag, weakest first.
-func (Pi) Efforts() []string { return []string{"off", "minimal", "low", "medium", "high", "xhigh"} }
-
-// PermissionModes returns none: pi has no permission prompts to skip or configure.
-func (Pi) PermissionModes() []string { return nil }
-
-// Sessions: pi keeps each session in ~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl and takes
-// --session (continue in place) and --fork (continue in a new session).
-func (Pi) Sessions() *Sessions {
-	return &Sessions{
-		Root:    ".pi/agent/sessions",
-		Pattern: func(id string) string { return "*_" + id + ".jsonl" },
-		Dir:     piSessionDir,
-		Fork:    true,
-	}
-}
-
-// piSessionDir is pi's name for the session directory of cwd: one leading separator dropped,
-// every '/', '\' and ':' turned into '-', and the whole wrapped in "--".
-func piSessionDir(cwd string) string {
-	if cwd != "" && (cwd[0] == '/' || cwd[0] == '\\') {
-		cwd = cwd[1:]
-	}
-	return "--" + strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == ':' {
-			return '-'
-		}
-		return r
-	}, cwd) + "--"
-}
-
-// MaxPromptBytes is 0: the prompt goes on stdin.
-func (Pi) MaxPromptBytes() int { return 0 }
-
-// EnvNames lists the credentials pi reads plus the endpoint settings of the providers that need
-// them and the proxy variables. Cloud credentials (AWS_*, Google application-default ones) and
-// tokens a job often holds for other work (GH_TOKEN, GITHUB_TOKEN, HF_TOKEN) are left out on
-// purpose: handing them to the agent must be the user's explicit choice (the env input).
-func (p Pi) EnvNames() []string {
-	return append(p.Credentials(),
-		"AZURE_OPENAI_BASE_URL",
-		"AZURE_OPENAI_RESOURCE_NAME",
-		"AZURE_OPENAI_API_VERSION",
-		"AZURE_OPENAI_DEPLOYMENT_NAME_MAP",
-		"CLOUDFLARE_ACCOUNT_ID",
-		"CLOUDFLARE_GATEWAY_ID",
-		"HTTPS_PROXY",
-		"HTTP_PROXY",
-		"NO_PROXY",
-	)
-}
-
-// Credentials are the API key variables of pi's providers (pi --help lists them): whichever
-// provider the model belongs to, one of these logs it in.
-func (Pi) Credentials() []string {
-	return []string{
+// pi is Mario Zechner's pi coding agent (`pi`, npm @mariozechner/pi-coding-agent), run in print
+// mode with its JSON event stream. It has no permission modes: pi has no permission prompts to
+// skip or configure.
+func pi() Provider {
+	// The API key variables of pi's providers (pi --help lists them): whichever provider the
+	// model belongs to, one of these logs it in.
+	credentials := []string{
 		"ANTHROPIC_API_KEY",
 		"ANTHROPIC_OAUTH_TOKEN",
 		"OPENAI_API_KEY",
@@ -99,24 +39,67 @@ func (Pi) Credentials() []string {
 		"XIAOMI_API_KEY",
 		"COPILOT_GITHUB_TOKEN",
 	}
+	return Provider{cli: piCLI{}, Spec: Spec{
+		Name:    "pi",
+		Program: "pi",
+		// The model Sandcastle's own scaffolding defaults to.
+		DefaultModel: "claude-sonnet-4-6",
+		// The values of pi's --thinking flag, weakest first.
+		Efforts: []string{"off", "minimal", "low", "medium", "high", "xhigh"},
+		// The credentials plus the endpoint settings of the providers that need them and the
+		// proxy variables. Cloud credentials (AWS_*, Google application-default ones) and tokens a
+		// job often holds for other work (GH_TOKEN, GITHUB_TOKEN, HF_TOKEN) are left out on
+		// purpose: handing them to the agent must be the user's explicit choice (the env input).
+		EnvNames: append(slices.Clone(credentials),
+			"AZURE_OPENAI_BASE_URL",
+			"AZURE_OPENAI_RESOURCE_NAME",
+			"AZURE_OPENAI_API_VERSION",
+			"AZURE_OPENAI_DEPLOYMENT_NAME_MAP",
+			"CLOUDFLARE_ACCOUNT_ID",
+			"CLOUDFLARE_GATEWAY_ID",
+			"HTTPS_PROXY",
+			"HTTP_PROXY",
+			"NO_PROXY",
+		),
+		Credentials: credentials,
+		// pi keeps each session in ~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl and takes
+		// --session (continue in place) and --fork (continue in a new session).
+		Sessions: &Sessions{
+			Root:    ".pi/agent/sessions",
+			Pattern: func(id string) string { return "*_" + id + ".jsonl" },
+			Dir:     piSessionDir,
+			Fork:    true,
+		},
+	}}
 }
 
-// Command builds
+// piSessionDir is pi's name for the session directory of cwd: one leading separator dropped,
+// every '/', '\' and ':' turned into '-', and the whole wrapped in "--".
+func piSessionDir(cwd string) string {
+	if cwd != "" && (cwd[0] == '/' || cwd[0] == '\\') {
+		cwd = cwd[1:]
+	}
+	return "--" + strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' {
+			return '-'
+		}
+		return r
+	}, cwd) + "--"
+}
+
+type piCLI struct{}
+
+// command builds
 //
 //	pi -p --mode json --model MODEL [--thinking LEVEL] [--session ID | --fork ID]
 //
-// with the prompt on stdin. The argv is exec'd directly, so nothing is shell-quoted. Sessions
-// persist (no --no-session) so that they can be resumed.
-func (p Pi) Command(r Request) (Command, error) {
-	model, err := checkRequest(p, r)
-	if err != nil {
-		return Command{}, err
-	}
+// with the prompt on stdin. Sessions persist (no --no-session) so that they can be resumed.
+func (piCLI) command(r Request, model string) (Command, error) {
 	if strings.HasSuffix(r.ResumeSession, ".jsonl") {
 		// pi would open such an argument as a file path rather than look the id up.
 		return Command{}, fmt.Errorf("pi: session id %q ends in .jsonl, which pi reads as a file path; use the id the agent printed", r.ResumeSession)
 	}
-	argv := []string{"pi", "-p", "--mode", "json", "--model", model}
+	argv := []string{"-p", "--mode", "json", "--model", model}
 	if r.Effort != "" {
 		argv = append(argv, "--thinking", r.Effort)
 	}
@@ -171,7 +154,7 @@ type piUsage struct {
 	} `json:"cost"`
 }
 
-// Parse maps one `pi --mode json` line to events:
+// parse maps one `pi --mode json` line to events:
 //
 //   - session (the header): EventSession;
 //   - message_update text_delta: EventText with the delta (thinking is left out);
@@ -184,7 +167,7 @@ type piUsage struct {
 //     since pi may retry and go on.
 //
 // The prompt pi echoes as a user message, and tool results, yield nothing.
-func (Pi) Parse(line []byte, dst []Event) []Event {
+func (piCLI) parse(line []byte, dst []Event) []Event {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || line[0] != '{' || !piWanted(line) {
 		return dst

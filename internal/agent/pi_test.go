@@ -11,7 +11,7 @@ func TestPiCommand(t *testing.T) {
 	head := []string{"pi", "-p", "--mode", "json", "--model"}
 	argv := func(parts ...[]string) []string { return slices.Concat(parts...) }
 
-	checkCommands(t, Pi{}, []commandCase{
+	checkCommands(t, pi(), []commandCase{
 		{name: "defaults", req: Request{Prompt: "fix it"}, argv: argv(head, []string{"claude-sonnet-4-6"})},
 		{name: "provider_model", req: Request{Prompt: "p", Model: "openai/gpt-5.5"}, argv: argv(head, []string{"openai/gpt-5.5"})},
 		{name: "thinking", req: Request{Prompt: "p", Effort: "off"}, argv: argv(head, []string{"claude-sonnet-4-6", "--thinking", "off"})},
@@ -35,36 +35,7 @@ func TestPiCommand(t *testing.T) {
 }
 
 func TestPiCommandPromptNeverInArgv(t *testing.T) {
-	checkPromptOnStdin(t, Pi{}, Request{ResumeSession: "abc-123"})
-}
-
-func TestPiProviderFacts(t *testing.T) {
-	var p Pi
-	if got, want := p.Name(), "pi"; got != want {
-		t.Errorf("Name() = %q, want %q", got, want)
-	}
-	if got, want := p.DefaultModel(), "claude-sonnet-4-6"; got != want {
-		t.Errorf("DefaultModel() = %q, want %q", got, want)
-	}
-	if got := p.MaxPromptBytes(); got != 0 {
-		t.Errorf("MaxPromptBytes() = %d, want 0 (stdin)", got)
-	}
-	s := p.Sessions()
-	if s == nil || !s.Fork || s.Dir == nil {
-		t.Fatalf("Sessions() = %+v, want forkable sessions kept per directory", s)
-	}
-	if got, want := s.Root, ".pi/agent/sessions"; got != want {
-		t.Errorf("Sessions().Root = %q, want %q", got, want)
-	}
-	if got, want := s.Pattern("019e"), "*_019e.jsonl"; got != want {
-		t.Errorf("Sessions().Pattern() = %q, want %q", got, want)
-	}
-	for _, name := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "HTTPS_PROXY"} {
-		if !slices.Contains(p.EnvNames(), name) {
-			t.Errorf("EnvNames() = %q, missing %s", p.EnvNames(), name)
-		}
-	}
-	checkProviderLists(t, p)
+	checkPromptOnStdin(t, pi(), Request{ResumeSession: "abc-123"})
 }
 
 func TestPiSessionDir(t *testing.T) {
@@ -78,7 +49,7 @@ func TestPiSessionDir(t *testing.T) {
 		{"relative/dir", "--relative-dir--"},
 	}
 	for _, tt := range tests {
-		if got := (Pi{}).Sessions().Dir(tt.cwd); got != tt.want {
+		if got := pi().Sessions.Dir(tt.cwd); got != tt.want {
 			t.Errorf("Dir(%q) = %q, want %q", tt.cwd, got, tt.want)
 		}
 	}
@@ -175,7 +146,7 @@ func TestPiParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Pi{}.Parse([]byte(tt.line), nil)
+			got := pi().Parse([]byte(tt.line), nil)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Parse(%s) =\n  %s\nwant\n  %s", tt.line, formatEvents(got), formatEvents(tt.want))
 			}
@@ -190,14 +161,14 @@ func TestPiParseSkipsBulkyLinesCheaply(t *testing.T) {
 		`{"type":"tool_execution_end","toolName":"read","result":{"content":[{"type":"text","text":"` + bigOutput + `"}]},"isError":false}`,
 		`{"type":"turn_end","message":` + msg + `,"toolResults":[]}`,
 	} {
-		checkSkippedCheaply(t, Pi{}, []byte(line))
+		checkSkippedCheaply(t, pi(), []byte(line))
 	}
 }
 
 func TestPiParseAppendsAndDoesNotRetainLine(t *testing.T) {
 	prior := []Event{{Kind: EventText, Text: "earlier"}}
 	line := []byte(`{"type":"agent_end","messages":[{"role":"assistant","content":[{"type":"text","text":"hello"}]}]}`)
-	events := Pi{}.Parse(line, prior)
+	events := pi().Parse(line, prior)
 	for i := range line {
 		line[i] = 'z' // the caller reuses its buffer for the next line
 	}
@@ -218,11 +189,11 @@ var piStreams = []string{
 }
 
 func TestPiParseGolden(t *testing.T) {
-	checkParseGolden(t, Pi{}, piStreams)
+	checkParseGolden(t, pi(), piStreams)
 }
 
 func TestPiParseRealCapture(t *testing.T) {
-	checkFileEvents(t, Pi{}, "pi-0.73.1-real.jsonl", []Event{
+	checkFileEvents(t, pi(), "pi-0.73.1-real.jsonl", []Event{
 		{Kind: EventSession, SessionID: "01a22ea2-1c24-74e5-9639-01b9f61fc6cc"},
 		{Kind: EventUsage, Usage: Usage{InputTokens: 100, OutputTokens: 7, CacheReadTokens: 40}},
 		{Kind: EventToolCall, Tool: "bash", Args: "echo hi > f && git add f && git commit -q -m x"},
@@ -234,7 +205,7 @@ func TestPiParseRealCapture(t *testing.T) {
 
 // pi exits 0 when the model call fails; the failed assistant message is the only sign.
 func TestPiParseRealAuthFailure(t *testing.T) {
-	checkFileEvents(t, Pi{}, "pi-0.73.1-401-real.jsonl", []Event{
+	checkFileEvents(t, pi(), "pi-0.73.1-401-real.jsonl", []Event{
 		{Kind: EventSession, SessionID: "01a22ea3-1b48-75a2-b39b-636864ded3a7"},
 		{Kind: EventUsage},
 		{Kind: EventResult, IsError: true, Text: `401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key (scripted 401)"}}`},
@@ -242,7 +213,7 @@ func TestPiParseRealAuthFailure(t *testing.T) {
 }
 
 func TestPiParseReconstructedStream(t *testing.T) {
-	events := parseFile(t, Pi{}, "pi-stream.jsonl")
+	events := parseFile(t, pi(), "pi-stream.jsonl")
 	var text strings.Builder
 	var others []Event
 	for _, ev := range events {
@@ -269,7 +240,7 @@ func TestPiParseReconstructedStream(t *testing.T) {
 }
 
 func TestPiParseSampleStream(t *testing.T) {
-	checkFileEvents(t, Pi{}, "pi-sample-stream-stdout.jsonl", []Event{
+	checkFileEvents(t, pi(), "pi-sample-stream-stdout.jsonl", []Event{
 		{Kind: EventSession, SessionID: "019e7434-08a3-772a-ba93-08265b85f937"},
 		{Kind: EventText, Text: "Hi"},
 		{Kind: EventText, Text: "!"},
@@ -285,7 +256,7 @@ func FuzzPiParse(f *testing.F) {
 	f.Add([]byte(`{"type":"message_end","message":{"role":"assistant","usage":{"input":1e400,"cost":{"total":"x"}}}}`))
 	f.Add([]byte(`{"type":"tool_execution_start","toolName":"bash","args":{"command":"a\u0000\nb"}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		checkEventsWellFormed(t, line, Pi{}.Parse(line, nil))
+		checkEventsWellFormed(t, line, pi().Parse(line, nil))
 	})
 }
 
@@ -305,5 +276,5 @@ func BenchmarkPiParse(b *testing.B) {
 		[]byte(`{"type":"tool_execution_end","toolCallId":"t","toolName":"read","result":{"content":[{"type":"text","text":"`+bigOutput+`"}]},"isError":false}`),
 		[]byte(`{"type":"message_end","message":{"role":"toolResult","toolCallId":"t","toolName":"read","content":[{"type":"text","text":"`+bigOutput+`"}],"isError":false}}`),
 	)
-	benchmarkParse(b, Pi{}, unit)
+	benchmarkParse(b, pi(), unit)
 }

@@ -6,42 +6,51 @@ import (
 	"strings"
 )
 
-// builtins returns every agent this build knows. Adding an agent is one file with its
-// Provider and one entry here.
+// builtins returns every agent this build knows, each a fresh value. Adding an agent is one
+// file with its Provider and one entry here.
 func builtins() []Provider {
 	return []Provider{
-		ClaudeCode{},
-		Codex{},
-		Copilot{},
-		Cursor{},
-		OpenCode{},
-		Pi{},
+		claudeCode(),
+		codex(),
+		copilot(),
+		cursor(),
+		openCode(),
+		pi(),
 	}
 }
 
 // Names returns the names of the built-in agents, sorted.
 func Names() []string {
-	return agentsWhere(func(Provider) bool { return true })
+	return agentsWhere(func(Spec) bool { return true })
+}
+
+// Specs returns the Spec of every built-in agent, sorted by name.
+func Specs() []Spec {
+	var specs []Spec
+	for _, p := range builtins() {
+		specs = append(specs, p.Spec)
+	}
+	slices.SortFunc(specs, func(a, b Spec) int { return strings.Compare(a.Name, b.Name) })
+	return specs
 }
 
 // agentsWhere names the built-in agents for which ok holds, sorted.
-func agentsWhere(ok func(Provider) bool) []string {
+func agentsWhere(ok func(Spec) bool) []string {
 	var names []string
-	for _, p := range builtins() {
-		if ok(p) {
-			names = append(names, p.Name())
+	for _, s := range Specs() {
+		if ok(s) {
+			names = append(names, s.Name)
 		}
 	}
-	slices.Sort(names)
 	return names
 }
 
 // Lookup returns the agent called name (the value of the agent input).
 func Lookup(name string) (Provider, error) {
 	for _, p := range builtins() {
-		if p.Name() == name {
+		if p.Name == name {
 			return p, nil
 		}
 	}
-	return nil, fmt.Errorf("look up agent %q: unknown agent; valid agents are %s", name, strings.Join(Names(), ", "))
+	return Provider{}, fmt.Errorf("look up agent %q: unknown agent; valid agents are %s", name, strings.Join(Names(), ", "))
 }

@@ -16,7 +16,7 @@ type PromptTooLongError struct {
 
 func (e *PromptTooLongError) Error() string {
 	return fmt.Sprintf("%s takes the prompt as a command-line argument, which holds at most %d bytes, and this prompt is %d bytes; shorten the prompt or pick an agent that reads it from stdin (%s)",
-		e.Agent, e.Max, e.Size, strings.Join(agentsWhere(func(p Provider) bool { return p.MaxPromptBytes() == 0 }), ", "))
+		e.Agent, e.Max, e.Size, strings.Join(agentsWhere(func(s Spec) bool { return s.MaxPromptBytes == 0 }), ", "))
 }
 
 // argMax is the most a single argv entry may hold on Linux (MAX_ARG_STRLEN, 32 pages), less a
@@ -24,27 +24,27 @@ func (e *PromptTooLongError) Error() string {
 const argMax = 120 << 10
 
 // checkRequest validates what every Command shares and returns the model to run: the model
-// (defaulted), effort and permission mode against the provider's lists, the session to resume
-// or fork, and the prompt's size for CLIs that take it in argv.
-func checkRequest(p Provider, r Request) (string, error) {
-	name := p.Name()
+// (defaulted), effort and permission mode against the spec's lists, the session to resume or
+// fork, and the prompt's size for CLIs that take it in argv.
+func checkRequest(spec Spec, r Request) (string, error) {
+	name := spec.Name
 	model := r.Model
 	if model == "" {
-		model = p.DefaultModel()
+		model = spec.DefaultModel
 	}
 	if err := argValue(name, "model", model); err != nil {
 		return "", err
 	}
-	if err := choice(name, "effort", r.Effort, p.Efforts()); err != nil {
+	if err := choice(name, "effort", r.Effort, spec.Efforts); err != nil {
 		return "", err
 	}
-	if err := choice(name, "permission-mode", r.PermissionMode, p.PermissionModes()); err != nil {
+	if err := choice(name, "permission-mode", r.PermissionMode, spec.PermissionModes); err != nil {
 		return "", err
 	}
-	s := p.Sessions()
+	s := spec.Sessions
 	switch {
 	case r.ResumeSession != "" && s == nil:
-		return "", fmt.Errorf("%s cannot resume sessions; resume-session works with %s", name, strings.Join(agentsWhere(func(p Provider) bool { return p.Sessions() != nil }), ", "))
+		return "", fmt.Errorf("%s cannot resume sessions; resume-session works with %s", name, strings.Join(agentsWhere(func(s Spec) bool { return s.Sessions != nil }), ", "))
 	case r.ForkSession && r.ResumeSession == "":
 		return "", fmt.Errorf("%s: fork-session needs a session to resume (resume-session)", name)
 	case r.ForkSession && !s.Fork:
@@ -55,7 +55,7 @@ func checkRequest(p Provider, r Request) (string, error) {
 			return "", fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	if max := p.MaxPromptBytes(); max > 0 && len(r.Prompt) > max {
+	if max := spec.MaxPromptBytes; max > 0 && len(r.Prompt) > max {
 		return "", &PromptTooLongError{Agent: name, Size: len(r.Prompt), Max: max}
 	}
 	return model, nil

@@ -53,7 +53,7 @@ func afterRun(ctx context.Context, d time.Duration) (context.Context, context.Ca
 type plan struct {
 	cfg     inputs.Config
 	tmpl    *prompt.Template // the prompt file, parsed; nil for an inline prompt
-	agent   agent.Provider
+	agent   *agent.Provider  // nil when the agent input names none
 	output  *structured.Spec
 	env     agentEnv
 	gitEnv  []string
@@ -165,8 +165,10 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 			errs = append(errs, &inputs.Problem{Input: inputs.InputPRBase, Message: "with branch-strategy head the pull request would merge the checked-out branch into itself; set pr-base to the branch it merges into"})
 		}
 	}
-	if p.agent, err = agent.Lookup(cfg.Agent); err != nil {
+	if a, err := agent.Lookup(cfg.Agent); err != nil {
 		errs = append(errs, err)
+	} else {
+		p.agent = &a
 	}
 	if o := cfg.Output; o != nil {
 		spec := &structured.Spec{Tag: o.Tag, Kind: structured.Kind(o.Type)}
@@ -197,7 +199,7 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 	}
 	var names []string
 	if p.agent != nil {
-		names = p.agent.EnvNames()
+		names = p.agent.EnvNames
 	}
 	if p.env, err = resolveEnv(sys.Getenv, cfg.EnvNames, cfg.EnvFileValues, names); err != nil {
 		errs = append(errs, err)
@@ -212,9 +214,9 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 			errs = append(errs, &inputs.Problem{Input: inputs.InputContainerUID, Message: fmt.Sprintf("the workspace %s belongs to root (or its owner is unknown) and the agent never runs as root; set container-uid and container-gid to a user that may write the checkout", cfg.WorkingDirectory)})
 		}
 	}
-	if p.agent != nil && cfg.ResumeSession != "" && p.agent.Sessions() != nil {
+	if p.agent != nil && cfg.ResumeSession != "" && p.agent.Sessions != nil {
 		// Before anything is created: the session must be where the run can carry it from.
-		if _, err := session.Find(p.agent.Sessions(), p.home, cfg.WorkingDirectory, cfg.ResumeSession); err != nil {
+		if _, err := session.Find(p.agent.Sessions, p.home, cfg.WorkingDirectory, cfg.ResumeSession); err != nil {
 			errs = append(errs, &inputs.Problem{Input: inputs.InputResumeSession, Message: err.Error() + "; use a session-id output of an earlier run on this machine or job (sessions are saved under HOME)"})
 		}
 	}
@@ -293,7 +295,7 @@ func (p *plan) agentMaxPrompt() int {
 	if p.agent == nil {
 		return 0
 	}
-	return p.agent.MaxPromptBytes()
+	return p.agent.MaxPromptBytes
 }
 
 // promptInput names the input the prompt came from.
@@ -306,8 +308,8 @@ func promptInput(cfg inputs.Config) string {
 
 // credentialsSet checks that the agent can log in inside the sandbox, where no login of this
 // machine exists: one of its credential variables must be set.
-func credentialsSet(a agent.Provider, getenv func(string) string) error {
-	names := a.Credentials()
+func credentialsSet(a *agent.Provider, getenv func(string) string) error {
+	names := a.Credentials
 	for _, k := range names {
 		if getenv(k) != "" {
 			return nil
@@ -316,17 +318,13 @@ func credentialsSet(a agent.Provider, getenv func(string) string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	return &inputs.Problem{Input: inputs.InputAgent, Message: fmt.Sprintf("%s needs one of %s in the environment to log in inside the sandbox; set it from a secret (env: in the workflow step)", a.Name(), strings.Join(names, ", "))}
+	return &inputs.Problem{Input: inputs.InputAgent, Message: fmt.Sprintf("%s needs one of %s in the environment to log in inside the sandbox; set it from a secret (env: in the workflow step)", a.Name, strings.Join(names, ", "))}
 }
 
 // findAgentCLI checks that the agent's program is on the PATH it will run with, so a missing
 // CLI fails before anything is created.
-func findAgentCLI(a agent.Provider, path string) error {
-	cmd, err := a.Command(agent.Request{})
-	if err != nil || len(cmd.Argv) == 0 {
-		return err
-	}
-	prog := cmd.Argv[0]
+func findAgentCLI(a *agent.Provider, path string) error {
+	prog := a.Program
 	for _, dir := range filepath.SplitList(path) {
 		if !filepath.IsAbs(dir) {
 			continue
@@ -335,15 +333,14 @@ func findAgentCLI(a agent.Provider, path string) error {
 			return nil
 		}
 	}
-	return &inputs.Problem{Input: inputs.InputAgent, Message: fmt.Sprintf("%s runs %q, which is not on PATH (%s); install the %s CLI, or run in a sandbox image that has it", a.Name(), prog, path, a.Name())}
+	return &inputs.Problem{Input: inputs.InputAgent, Message: fmt.Sprintf("%s runs %q, which is not on PATH (%s); install the %s CLI, or run in a sandbox image that has it", a.Name, prog, path, a.Name)}
 }
 
 func agentInfos() []inputs.AgentInfo {
 	var infos []inputs.AgentInfo
-	for _, name := range agent.Names() {
-		a, _ := agent.Lookup(name)
-		s := a.Sessions()
-		infos = append(infos, inputs.AgentInfo{Name: name, Efforts: a.Efforts(), PermissionModes: a.PermissionModes(), Resumable: s != nil, Forkable: s != nil && s.Fork})
+	for _, a := range agent.Specs() {
+		s := a.Sessions
+		infos = append(infos, inputs.AgentInfo{Name: a.Name, Efforts: a.Efforts, PermissionModes: a.PermissionModes, Resumable: s != nil, Forkable: s != nil && s.Fork})
 	}
 	return infos
 }
@@ -716,7 +713,8 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, lo
 		return "", res, nil, err
 	}
 	res, err = run.Loop(ctx, run.Config{
-		Agent: p.agent,
+		Agent:     p.agent,
+		AgentName: p.agent.Name,
 		Request: agent.Request{
 			Model: cfg.Model, Effort: cfg.Effort, PermissionMode: cfg.PermissionMode,
 			ResumeSession: cfg.ResumeSession, ForkSession: cfg.ForkSession,
@@ -740,7 +738,7 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, lo
 // sessions is how the agent's sessions leave the sandbox, or nil when it keeps none or there is
 // no HOME to keep them in.
 func (p *plan) sessions(sb sandbox.Sandbox, ws *workspace.Workspace) *session.Carrier {
-	layout := p.agent.Sessions()
+	layout := p.agent.Sessions
 	if layout == nil || p.home == "" {
 		return nil
 	}

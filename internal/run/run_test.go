@@ -134,9 +134,20 @@ func (l *nopLog) EndAgent()  {}
 
 const signal = "<promise>COMPLETE</promise>"
 
-func config(iterations int) Config {
+// claudeCode is the claude-code agent, whose stream-json the fake sandbox's scripts speak.
+func claudeCode(t testing.TB) agent.Provider {
+	t.Helper()
+	a, err := agent.Lookup("claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func config(t testing.TB, iterations int) Config {
 	return Config{
-		Agent:             agent.ClaudeCode{},
+		Agent:             claudeCode(t),
+		AgentName:         "claude-code",
 		Prompt:            prompt.Inline("do the work"),
 		Signals:           []string{signal},
 		MaxIterations:     iterations,
@@ -154,7 +165,7 @@ func TestLoopStopsOnSignal(t *testing.T) {
 		lines(0, initLine("s2"), `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"make test"}}]}}`, resultLine("done "+signal, false)),
 	)
 	log := &nopLog{}
-	res, err := Loop(t.Context(), config(5), sb, &fakeRepo{}, log)
+	res, err := Loop(t.Context(), config(t, 5), sb, &fakeRepo{}, log)
 	if err != nil {
 		t.Fatalf("Loop: %v", err)
 	}
@@ -187,7 +198,7 @@ func TestLoopRunsOutOfIterations(t *testing.T) {
 	for range 3 {
 		sb.add(lines(0, initLine("s"), resultLine("more to do", false)))
 	}
-	res, err := Loop(t.Context(), config(3), sb, &fakeRepo{}, &nopLog{})
+	res, err := Loop(t.Context(), config(t, 3), sb, &fakeRepo{}, &nopLog{})
 	if err != nil {
 		t.Fatalf("Loop: %v", err)
 	}
@@ -200,7 +211,7 @@ func TestLoopResumesOnlyFirstIteration(t *testing.T) {
 	t.Parallel()
 	sb := &fakeSandbox{t: t}
 	sb.add(lines(0, resultLine("a", false)), lines(0, resultLine("b", false)))
-	c := config(2)
+	c := config(t, 2)
 	c.Request.ResumeSession = "prev"
 	if _, err := Loop(t.Context(), c, sb, &fakeRepo{}, &nopLog{}); err != nil {
 		t.Fatalf("Loop: %v", err)
@@ -217,7 +228,7 @@ func TestLoopIdleTimeoutStopsAgent(t *testing.T) {
 	t.Parallel()
 	sb := &fakeSandbox{t: t}
 	sb.add(linesThenHang(initLine("s"), textLine("thinking")))
-	c := config(1)
+	c := config(t, 1)
 	c.IdleTimeout = 20 * time.Millisecond
 	res, err := Loop(t.Context(), c, sb, &fakeRepo{}, &nopLog{})
 	var idle *IdleTimeoutError
@@ -233,7 +244,7 @@ func TestLoopGraceWindowCompletes(t *testing.T) {
 	t.Parallel()
 	sb := &fakeSandbox{t: t}
 	sb.add(linesThenHang(initLine("s"), textLine("all done "+signal)))
-	c := config(3)
+	c := config(t, 3)
 	c.CompletionTimeout = 20 * time.Millisecond
 	log := &nopLog{}
 	res, err := Loop(t.Context(), c, sb, &fakeRepo{}, log)
@@ -281,7 +292,7 @@ func TestLoopAgentError(t *testing.T) {
 			t.Parallel()
 			sb := &fakeSandbox{t: t}
 			sb.add(tt.script)
-			_, err := Loop(t.Context(), config(1), sb, &fakeRepo{}, &nopLog{})
+			_, err := Loop(t.Context(), config(t, 1), sb, &fakeRepo{}, &nopLog{})
 			var ae *AgentError
 			if !errors.As(err, &ae) {
 				t.Fatalf("error = %v, want AgentError", err)
@@ -295,13 +306,13 @@ func TestLoopAgentError(t *testing.T) {
 
 // reportingAgent is claude-code plus lines `ERROR msg`, which it reports as non-fatal errors, the
 // way codex reports a retried request.
-type reportingAgent struct{ agent.ClaudeCode }
+type reportingAgent struct{ agent.Provider }
 
 func (a reportingAgent) Parse(line []byte, dst []agent.Event) []agent.Event {
 	if msg, ok := strings.CutPrefix(string(line), "ERROR "); ok {
 		return append(dst, agent.Event{Kind: agent.EventError, Text: msg})
 	}
-	return a.ClaudeCode.Parse(line, dst)
+	return a.Provider.Parse(line, dst)
 }
 
 func TestLoopReportedErrors(t *testing.T) {
@@ -310,8 +321,8 @@ func TestLoopReportedErrors(t *testing.T) {
 		sb := &fakeSandbox{t: t}
 		sb.add(lines(0, "ERROR Reconnecting... 1/5", textLine("done "+signal)))
 		log := &nopLog{}
-		c := config(1)
-		c.Agent = reportingAgent{}
+		c := config(t, 1)
+		c.Agent = reportingAgent{claudeCode(t)}
 		res, err := Loop(t.Context(), c, sb, &fakeRepo{}, log)
 		if err != nil || res.Signal != signal {
 			t.Fatalf("Loop() = signal %q, error %v; want the signal and no error", res.Signal, err)
@@ -323,8 +334,8 @@ func TestLoopReportedErrors(t *testing.T) {
 	t.Run("last_one_is_the_failure_detail", func(t *testing.T) {
 		sb := &fakeSandbox{t: t}
 		sb.add(lines(1, "ERROR Reconnecting... 1/5", "ERROR unexpected status 401 Unauthorized"))
-		c := config(1)
-		c.Agent = reportingAgent{}
+		c := config(t, 1)
+		c.Agent = reportingAgent{claudeCode(t)}
 		_, err := Loop(t.Context(), c, sb, &fakeRepo{}, &nopLog{})
 		if want := "exited with code 1: unexpected status 401 Unauthorized"; err == nil || !strings.HasSuffix(err.Error(), want) {
 			t.Errorf("error = %v, want it to end with %q", err, want)
@@ -340,7 +351,7 @@ func TestLoopCancelled(t *testing.T) {
 		cancel()
 		return linesThenHang()(c, e)
 	})
-	res, err := Loop(ctx, config(3), sb, &fakeRepo{}, &nopLog{})
+	res, err := Loop(ctx, config(t, 3), sb, &fakeRepo{}, &nopLog{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error = %v, want context.Canceled", err)
 	}
@@ -360,7 +371,7 @@ func TestLoopStructuredOutputRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := config(1)
+	c := config(t, 1)
 	c.Output = &structured.Spec{Tag: "result", Kind: structured.Object, Schema: schema}
 	c.OutputRetries = 2
 	res, err := Loop(t.Context(), c, sb, &fakeRepo{}, &nopLog{})
@@ -389,7 +400,7 @@ func TestLoopStructuredOutputExhausted(t *testing.T) {
 		lines(0, initLine("s"), resultLine("no tag here", false)),
 		lines(0, initLine("s"), resultLine("still none", false)),
 	)
-	c := config(1)
+	c := config(t, 1)
 	c.Output = &structured.Spec{Tag: "result", Kind: structured.String}
 	c.OutputRetries = 1
 	_, err := Loop(t.Context(), c, sb, &fakeRepo{}, &nopLog{})
@@ -454,7 +465,7 @@ func TestLoopSavesSessions(t *testing.T) {
 		lines(1, textLine("no session reported")),
 	)
 	s, log := &saver{}, &nopLog{}
-	c := config(3)
+	c := config(t, 3)
 	c.Sessions = s
 	res, err := Loop(t.Context(), c, sb, &fakeRepo{}, log)
 	if err == nil {
@@ -482,7 +493,7 @@ func TestLoopReportsProgressAndFinal(t *testing.T) {
 		lines(0, initLine("s2"), resultLine("all done "+signal, false)),
 	)
 	var got []Progress
-	c := config(3)
+	c := config(t, 3)
 	c.Progress = func(p Progress) { got = append(got, p) }
 	res, err := Loop(t.Context(), c, sb, &fakeRepo{}, &nopLog{})
 	if err != nil {
@@ -526,7 +537,7 @@ func TestLoopExpandsInTheSandbox(t *testing.T) {
 	for _, verbose := range []bool{false, true} {
 		sb := &fakeSandbox{t: t}
 		sb.add(shell, lines(0, resultLine("working", false)), shell, lines(0, resultLine("done", false)))
-		c := config(2)
+		c := config(t, 2)
 		c.Prompt, c.Verbose = pr, verbose
 		log := &nopLog{}
 		if _, err := Loop(t.Context(), c, sb, &fakeRepo{}, log); err != nil {
@@ -567,7 +578,7 @@ func TestLoopGuardsAfterEveryInvocation(t *testing.T) {
 		lines(0, initLine("sess-1"), resultLine("no output yet", false)),
 		lines(0, initLine("sess-1"), resultLine(`<result>{"score": 7}</result>`, false)),
 	)
-	c := config(1)
+	c := config(t, 1)
 	c.Output = &structured.Spec{Tag: "result", Kind: structured.Object}
 	c.OutputRetries = 1
 	c.Guard = guard
@@ -585,7 +596,7 @@ func TestLoopGuardsAfterEveryInvocation(t *testing.T) {
 		cancel()
 		return linesThenHang()(c, e)
 	})
-	c = config(3)
+	c = config(t, 3)
 	c.Guard = guard
 	if _, err := Loop(ctx, c, sb, repo, &nopLog{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Loop: %v", err)
@@ -597,7 +608,7 @@ func TestLoopGuardsAfterEveryInvocation(t *testing.T) {
 	broken := errors.New("gitguard: put back .git/config: permission denied")
 	sb = &fakeSandbox{t: t}
 	sb.add(lines(0, resultLine("did something", false)))
-	c = config(3)
+	c = config(t, 3)
 	c.Guard = func(context.Context) error { return broken }
 	res, err := Loop(t.Context(), c, sb, &fakeRepo{}, &nopLog{})
 	if !errors.Is(err, broken) || sb.count() != 1 {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 )
 
@@ -18,9 +19,36 @@ type Gate struct {
 	running sync.WaitGroup
 }
 
-// Enter counts an Exec in, or returns ErrClosed once Shut has begun. Counting under mu keeps
-// every Add before Shut's Wait. Each successful Enter needs one Leave.
-func (g *Gate) Enter() error {
+// Exec is what every Sandbox.Exec does around running e: it refuses an empty argv, returns
+// context.Cause(ctx) without running anything when ctx has already ended and ErrClosed once Shut
+// has begun, and otherwise calls run, counted in until it returns, with a channel that is
+// closed when Shut begins (the process should then stop). Every error names the sandbox and the
+// program: `NAME: exec "argv[0]": ...`. The Result is run's, returned with its error too.
+func (g *Gate) Exec(ctx context.Context, name string, e Exec, run func(closing <-chan struct{}) (Result, error)) (Result, error) {
+	if len(e.Argv) == 0 {
+		return Result{}, fmt.Errorf("%s: exec: empty argv", name)
+	}
+	res, err := g.exec(ctx, run)
+	if err != nil {
+		err = fmt.Errorf("%s: exec %q: %w", name, e.Argv[0], err)
+	}
+	return res, err
+}
+
+func (g *Gate) exec(ctx context.Context, run func(closing <-chan struct{}) (Result, error)) (Result, error) {
+	if ctx.Err() != nil {
+		return Result{}, context.Cause(ctx)
+	}
+	if err := g.enter(); err != nil {
+		return Result{}, err
+	}
+	defer g.running.Done()
+	return run(g.closingChan())
+}
+
+// enter counts an Exec in, or returns ErrClosed once Shut has begun. Counting under mu keeps
+// every Add before Shut's Wait.
+func (g *Gate) enter() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
@@ -30,11 +58,8 @@ func (g *Gate) Enter() error {
 	return nil
 }
 
-// Leave counts an Exec out.
-func (g *Gate) Leave() { g.running.Done() }
-
-// Closing is closed when Shut begins: running Execs should stop.
-func (g *Gate) Closing() <-chan struct{} {
+// closingChan is closed when Shut begins.
+func (g *Gate) closingChan() <-chan struct{} {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closing == nil {
@@ -43,8 +68,8 @@ func (g *Gate) Closing() <-chan struct{} {
 	return g.closing
 }
 
-// Shut refuses new Execs, signals Closing and waits for the running ones until ctx ends. It
-// reports whether they all returned. It may be called more than once.
+// Shut refuses new Execs, closes the channel running ones were given and waits for them until
+// ctx ends. It reports whether they all returned. It may be called more than once.
 func (g *Gate) Shut(ctx context.Context) bool {
 	g.mu.Lock()
 	if !g.closed {

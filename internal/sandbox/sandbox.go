@@ -1,5 +1,3 @@
-// Package sandbox defines where the agent runs: the Sandbox interface shared by the host and
-// Docker implementations, and the Gate both use to stop their running processes on Close.
 package sandbox
 
 import "context"

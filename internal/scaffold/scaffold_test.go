@@ -264,11 +264,11 @@ func TestAgentsMatchAgentRegistry(t *testing.T) {
 			if !ok || strings.HasPrefix(line, "#") {
 				continue
 			}
-			if !slices.Contains(p.EnvNames(), key) {
-				t.Errorf("%s: .env.example sets %s, which the agent does not read (%q)", name, key, p.EnvNames())
+			if !slices.Contains(p.EnvNames, key) {
+				t.Errorf("%s: .env.example sets %s, which the agent does not read (%q)", name, key, p.EnvNames)
 			}
 		}
-		if a := agents()[name]; !slices.Contains(p.EnvNames(), a.Secret) {
+		if a := agents()[name]; !slices.Contains(p.EnvNames, a.Secret) {
 			t.Errorf("%s: the workflow passes %s, which the agent does not read", name, a.Secret)
 		}
 	}

@@ -91,7 +91,7 @@ func (c *Carrier) Save(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, err := c.read(ctx, src)
+	data, err := c.read(ctx, id, src)
 	if err != nil {
 		return "", err
 	}
@@ -157,16 +157,17 @@ func (c *Carrier) find(ctx context.Context, root, id string) (string, error) {
 	return p, nil
 }
 
-// read returns the content of the sandbox file p.
-func (c *Carrier) read(ctx context.Context, p string) ([]byte, error) {
+// read returns the content of the sandbox file p, session id's.
+func (c *Carrier) read(ctx context.Context, id, p string) ([]byte, error) {
 	r, err := c.Sandbox.Exec(ctx, sandbox.Exec{Argv: []string{"cat", "--", p}})
 	switch {
-	case err != nil:
-		return nil, fmt.Errorf("save session: read %s in the sandbox: %w", p, err)
-	case r.ExitCode != 0:
-		return nil, fmt.Errorf("save session: read %s in the sandbox: exit code %d: %s", p, r.ExitCode, strings.TrimSpace(r.Stderr))
-	case len(r.Stdout) >= stream.MaxOutput:
-		return nil, fmt.Errorf("save session: %s in the sandbox is larger than %d MiB", p, stream.MaxOutput>>20)
+	case err == nil && r.ExitCode != 0:
+		err = fmt.Errorf("exit code %d: %s", r.ExitCode, strings.TrimSpace(r.Stderr))
+	case err == nil && len(r.Stdout) >= stream.MaxOutput:
+		err = fmt.Errorf("larger than %d MiB", stream.MaxOutput>>20)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("save session %s: read %s in the sandbox: %w", id, p, err)
 	}
 	return []byte(r.Stdout), nil
 }

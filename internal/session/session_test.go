@@ -1,13 +1,18 @@
 package session
 
 import (
+	"cmp"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox/host"
+	"github.com/sandcastle-action/sandcastle/internal/sandbox/stream"
 )
 
 const sessionID = "5b0f8d3e-8c2a-4f1e-9d7b-2a6c1e0f4b93"
@@ -38,6 +43,16 @@ func newWorld(t *testing.T, layout *agent.Sessions) world {
 	return w
 }
 
+// sandboxFile is where claude keeps the test session in the sandbox.
+func (w world) sandboxFile() string {
+	return filepath.Join(w.sbHome, ".claude", "projects", w.c.Layout.Dir(w.sbDir), sessionID+".jsonl")
+}
+
+// hostFile is where claude keeps the test session on the host.
+func (w world) hostFile() string {
+	return filepath.Join(w.hostHome, ".claude", "projects", w.c.Layout.Dir(w.hostDir), sessionID+".jsonl")
+}
+
 func write(t *testing.T, p, data string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -57,6 +72,16 @@ func read(t *testing.T, p string) string {
 	return string(b)
 }
 
+// claudeSessions is claude-code's session layout.
+func claudeSessions(t *testing.T) *agent.Sessions {
+	t.Helper()
+	a, err := agent.Lookup("claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Sessions
+}
+
 func session(cwd string) string {
 	return `{"type":"user","cwd":"` + cwd + `","sessionId":"` + sessionID + `"}` + "\n" +
 		`{"type":"assistant","message":{"content":[{"type":"text","text":"<promise>COMPLETE</promise>"}]},"cwd":"` + cwd + `"}` + "\n"
@@ -64,7 +89,7 @@ func session(cwd string) string {
 
 func TestSaveThenRestoreClaude(t *testing.T) {
 	t.Parallel()
-	layout := agent.ClaudeCode{}.Sessions()
+	layout := claudeSessions(t)
 	w := newWorld(t, layout)
 	sbFile := filepath.Join(w.sbHome, ".claude", "projects", layout.Dir(w.sbDir), sessionID+".jsonl")
 	write(t, sbFile, session(w.sbDir))
@@ -115,7 +140,7 @@ func TestSaveKeepsCodexDateDirs(t *testing.T) {
 
 func TestSaveMissing(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, agent.ClaudeCode{}.Sessions())
+	w := newWorld(t, claudeSessions(t))
 	_, err := w.c.Save(t.Context(), sessionID)
 	if err == nil || !strings.Contains(err.Error(), "no file "+sessionID+".jsonl under "+w.sbHome+"/.claude/projects in the sandbox") {
 		t.Errorf("Save() error = %v, want one naming the file and where it looked", err)
@@ -124,7 +149,7 @@ func TestSaveMissing(t *testing.T) {
 
 func TestFind(t *testing.T) {
 	t.Parallel()
-	layout := agent.ClaudeCode{}.Sessions()
+	layout := claudeSessions(t)
 	home := t.TempDir()
 	if _, err := Find(layout, home, "/repo", sessionID); err == nil || !strings.Contains(err.Error(), "session "+sessionID+" not found: no file "+sessionID+".jsonl under "+home) {
 		t.Errorf("Find() in an empty home error = %v", err)
@@ -147,7 +172,7 @@ func TestFind(t *testing.T) {
 
 func TestLocalCarriesNothing(t *testing.T) {
 	t.Parallel()
-	layout := agent.ClaudeCode{}.Sessions()
+	layout := claudeSessions(t)
 	w := newWorld(t, layout)
 	w.c.Local = true
 	hostFile := filepath.Join(w.hostHome, ".claude", "projects", layout.Dir(w.hostDir), sessionID+".jsonl")
@@ -165,7 +190,7 @@ func TestLocalCarriesNothing(t *testing.T) {
 
 func TestRestoreFromAnEarlierWorktree(t *testing.T) {
 	t.Parallel()
-	layout := agent.ClaudeCode{}.Sessions()
+	layout := claudeSessions(t)
 	w := newWorld(t, layout)
 	// Saved by an earlier run whose worktree, since removed, had another path.
 	old := "/repo/.sandcastle/worktrees/earlier"
@@ -176,5 +201,81 @@ func TestRestoreFromAnEarlierWorktree(t *testing.T) {
 	sbFile := filepath.Join(w.sbHome, ".claude", "projects", layout.Dir(w.sbDir), sessionID+".jsonl")
 	if got, want := read(t, sbFile), session(w.sbDir); got != want {
 		t.Errorf("restored file =\n%s\nwant it in this run's directory\n%s", got, want)
+	}
+}
+
+// TestCarryErrors checks that a session that cannot be carried fails with an error saying which
+// and why, and leaves nothing half-written on the host.
+func TestCarryErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, w world) // breaks the world
+		restore bool                        // Restore rather than Save
+		id      string
+		wantErr []string // all in the error
+	}{{
+		name:    "id_with_a_path",
+		id:      "../escape",
+		wantErr: []string{`session id "../escape" is not valid`},
+	}, {
+		name: "sandbox_closed",
+		setup: func(t *testing.T, w world) {
+			if err := w.c.Sandbox.Close(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		},
+		wantErr: []string{"save session " + sessionID + ": look in the sandbox: host sandbox: exec \"find\": sandbox closed"},
+	}, {
+		name: "larger_than_a_stream_holds",
+		setup: func(t *testing.T, w world) {
+			write(t, w.sandboxFile(), strings.Repeat("x", stream.MaxOutput))
+		},
+		wantErr: []string{"save session " + sessionID + ": read ", "in the sandbox: larger than 16 MiB"},
+	}, {
+		name: "host_home_not_a_directory",
+		setup: func(t *testing.T, w world) {
+			write(t, w.sandboxFile(), session(w.sbDir))
+			write(t, filepath.Join(w.hostHome, ".claude"), "a file where the sessions would go")
+		},
+		wantErr: []string{"save session " + sessionID + ": mkdir "},
+	}, {
+		name:    "restore_not_on_the_host",
+		restore: true,
+		wantErr: []string{"session " + sessionID + " not found: no file " + sessionID + ".jsonl under "},
+	}, {
+		name:    "restore_into_a_sandbox_home_that_cannot_be_written",
+		restore: true,
+		setup: func(t *testing.T, w world) {
+			write(t, w.hostFile(), session(w.hostDir))
+			write(t, filepath.Join(w.sbHome, ".claude"), "a file where the sessions would go")
+		},
+		wantErr: []string{"restore session " + sessionID + " into the sandbox at "},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, claudeSessions(t))
+			if tt.setup != nil {
+				tt.setup(t, w)
+			}
+			id := cmp.Or(tt.id, sessionID)
+			var err error
+			if tt.restore {
+				err = w.c.Restore(t.Context(), id)
+			} else {
+				_, err = w.c.Save(t.Context(), id)
+			}
+			for _, want := range tt.wantErr {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("error = %v, want one containing %q", err, want)
+				}
+			}
+			if !tt.restore {
+				if _, err := os.Stat(w.hostFile()); !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+					t.Errorf("a session file was left on the host (stat: %v)", err)
+				}
+			}
+		})
 	}
 }

@@ -26,10 +26,10 @@ type Options struct {
 	Image string // image name or ID; it must exist (see EnsureImage)
 	Name  string // container name; "" = sandcastle-<random>
 
-	Run   string // the run's id, stored in LabelRun
-	Owner string // the process that starts it, stored in LabelOwner for Sweep
+	Run   string // the run's id, stored in labelRun
+	Owner string // the process that starts it, stored in labelOwner for Sweep
 	// Repo identifies the repository on the daemon's host (its absolute host path); it is hashed
-	// into LabelRepo. See Sweep.
+	// into labelRepo. See Sweep.
 	Repo string
 
 	Mounts  []Mount
@@ -44,8 +44,8 @@ type Options struct {
 
 	Network   string   // "" = the default bridge; "none"; "host"; or a network's name
 	CPUs      float64  // 0 = no limit
-	Memory    int64    // bytes; 0 = DefaultMemory; -1 = no limit
-	PidsLimit int64    // 0 = DefaultPidsLimit; -1 = no limit
+	Memory    int64    // bytes; 0 = defaultMemory (4 GiB); -1 = no limit
+	PidsLimit int64    // 0 = defaultPidsLimit (4096); -1 = no limit
 	Devices   []string // host[:container[:permissions]], as docker run --device
 	Groups    []string // supplementary groups, as docker run --group-add
 
@@ -61,7 +61,7 @@ type Mount struct {
 	ReadOnly       bool
 }
 
-// Start creates and starts a container for o, labelled with LabelRun, LabelRepo and o.Labels,
+// Start creates and starts a container for o, labelled with labelRun, labelRepo and o.Labels,
 // and checks that it can run Execs. When it fails after the container may exist, it removes the
 // container.
 func (e *Engine) Start(ctx context.Context, o Options) (*Sandbox, error) {
@@ -231,12 +231,12 @@ func (o *Options) config(uid, gid int) (*container.Config, *container.HostConfig
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	labels[LabelRun] = o.Run
+	labels[labelRun] = o.Run
 	if o.Owner != "" {
-		labels[LabelOwner] = o.Owner
+		labels[labelOwner] = o.Owner
 	}
 	if o.Repo != "" {
-		labels[LabelRepo] = repoKey(o.Repo)
+		labels[labelRepo] = repoKey(o.Repo)
 	}
 
 	cfg := &container.Config{
@@ -252,10 +252,10 @@ func (o *Options) config(uid, gid int) (*container.Config, *container.HostConfig
 
 	memory, pids := o.Memory, o.PidsLimit
 	if memory == 0 {
-		memory = DefaultMemory
+		memory = defaultMemory
 	}
 	if pids == 0 {
-		pids = DefaultPidsLimit
+		pids = defaultPidsLimit
 	}
 	init := true
 	owner := fmt.Sprintf("uid=%d,gid=%d", uid, gid)

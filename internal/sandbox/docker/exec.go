@@ -87,28 +87,18 @@ exit 0`
 // non-zero exit is reported in the Result, not as an error; a missing directory or program is an
 // error, with exit code 126 or 127. When ctx ends or the sandbox is closed first, the
 // group gets SIGTERM, then SIGKILL after KillGrace, and the error wraps context.Cause(ctx) or
-// ErrClosed.
+// sandbox.ErrClosed.
 //
 // OnLine receives lines of at most 16 MiB (the rest of a longer line is dropped) and may keep
 // them. A relative Dir is taken from RepoDir.
-func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (res sandbox.Result, err error) {
-	if len(e.Argv) == 0 {
-		return res, fmt.Errorf("docker sandbox %s: exec: empty argv", s.name)
-	}
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("docker sandbox %s: exec %q: %w", s.name, e.Argv[0], err)
-		}
-	}()
-	if ctx.Err() != nil {
-		return res, context.Cause(ctx)
-	}
-	if err := s.gate.Enter(); err != nil {
-		return res, err
-	}
-	defer s.gate.Leave()
-	closing := s.gate.Closing()
+func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (sandbox.Result, error) {
+	return s.gate.Exec(ctx, "docker sandbox "+s.name, e, func(closing <-chan struct{}) (sandbox.Result, error) {
+		return s.exec(ctx, e, closing)
+	})
+}
 
+// exec runs e once the gate has let it in; closing is closed when Close begins.
+func (s *Sandbox) exec(ctx context.Context, e sandbox.Exec, closing <-chan struct{}) (res sandbox.Result, err error) {
 	pidfile := path.Join(stateDir, randomHex(8))
 	created, err := s.api.ExecCreate(ctx, s.id, s.execOptions(e, pidfile))
 	if err != nil {
@@ -132,13 +122,13 @@ func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (res sandbox.Result,
 		stopErr = context.Cause(ctx)
 		s.stop(ctx, pidfile, p.done)
 	case <-closing:
-		stopErr = ErrClosed
+		stopErr = sandbox.ErrClosed
 		s.stop(ctx, pidfile, p.done)
 	}
 	ioErr := p.finish()
 	if stopErr == nil && s.removing.Load() {
 		// Close gave up waiting and removed the container: that is what ended the process.
-		stopErr = ErrClosed
+		stopErr = sandbox.ErrClosed
 	}
 	code, err := s.exitCode(ctx, created.ID)
 	if err != nil {

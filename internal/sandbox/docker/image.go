@@ -43,7 +43,7 @@ const buildTail = 20
 
 // EnsureImage makes b.Image available as b.Policy says and returns its ID.
 //
-// Auto builds are skipped while the image's LabelDockerfile matches the Dockerfile and Args: a
+// Auto builds are skipped while the image's labelDockerfile matches the Dockerfile and Args: a
 // change to another file of the build context is not noticed (use "always"). The context is sent
 // whole: .dockerignore is not read, so keep the context directory small.
 func (e *Engine) EnsureImage(ctx context.Context, b Build) (string, error) {
@@ -67,7 +67,7 @@ func (e *Engine) EnsureImage(ctx context.Context, b Build) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			if ok && img.Config != nil && img.Config.Labels[LabelDockerfile] == sum {
+			if ok && img.Config != nil && img.Config.Labels[labelDockerfile] == sum {
 				return img.ID, nil
 			}
 		}
@@ -152,7 +152,7 @@ func (e *Engine) build(ctx context.Context, b Build, sum string) (string, error)
 		Tags:        []string{b.Image},
 		Dockerfile:  dockerfile,
 		BuildArgs:   args,
-		Labels:      map[string]string{LabelDockerfile: sum},
+		Labels:      map[string]string{labelDockerfile: sum},
 		PullParent:  b.Pull,
 		Remove:      true,
 		ForceRemove: true,

@@ -10,10 +10,10 @@ import (
 // Labels on every container and built image, so that a sweep can find leftovers and an image
 // build can be skipped when its inputs have not changed.
 const (
-	LabelRun        = "sandcastle.run"               // the run that started the container
-	LabelRepo       = "sandcastle.repo"              // repoKey of the repository it worked on
-	LabelOwner      = "sandcastle.owner"             // the process that started it, see Options.Owner
-	LabelDockerfile = "sandcastle.dockerfile-sha256" // on images: hash of the Dockerfile and build args
+	labelRun        = "sandcastle.run"               // the run that started the container
+	labelRepo       = "sandcastle.repo"              // repoKey of the repository it worked on
+	labelOwner      = "sandcastle.owner"             // the process that started it, see Options.Owner
+	labelDockerfile = "sandcastle.dockerfile-sha256" // on images: hash of the Dockerfile and build args
 )
 
 // Paths inside every container.
@@ -29,13 +29,13 @@ const (
 
 // Defaults of Options.
 const (
-	// DefaultMemory is the memory limit when Options.Memory is 0. It covers a Node-based agent CLI
+	// defaultMemory is the memory limit when Options.Memory is 0. It covers a Node-based agent CLI
 	// and the builds and tests it runs, and keeps a runaway process from taking a 16 GiB runner
 	// down with it. HOME's tmpfs counts against it.
-	DefaultMemory = 4 << 30
-	// DefaultPidsLimit is the process limit when Options.PidsLimit is 0: far above what an agent
+	defaultMemory = 4 << 30
+	// defaultPidsLimit is the process limit when Options.PidsLimit is 0: far above what an agent
 	// and a parallel build need, far below a fork bomb.
-	DefaultPidsLimit = 4096
+	defaultPidsLimit = 4096
 )
 
 const (
@@ -46,7 +46,7 @@ const (
 	stopTimeout = 10 * time.Second
 )
 
-// repoKey is the value of LabelRepo for a repository: a short hash of its cleaned path, so that
+// repoKey is the value of labelRepo for a repository: a short hash of its cleaned path, so that
 // labels neither leak paths nor exceed label limits.
 func repoKey(repo string) string {
 	sum := sha256.Sum256([]byte(filepath.Clean(repo)))

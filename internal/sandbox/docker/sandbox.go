@@ -11,9 +11,6 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 )
 
-// ErrClosed is the error of an Exec that Close stopped, or that was called after Close.
-var ErrClosed = sandbox.ErrClosed
-
 // Sandbox is a running container. Set its exported fields before the first Exec.
 type Sandbox struct {
 	// KillGrace is how long a stopped process group has between SIGTERM and SIGKILL.
@@ -49,9 +46,6 @@ func newSandbox(api *client.Client, id, name, repoDir string) *Sandbox {
 	}
 }
 
-// ID is the container's ID.
-func (s *Sandbox) ID() string { return s.id }
-
 // Name is the container's name.
 func (s *Sandbox) Name() string { return s.name }
 
@@ -62,8 +56,8 @@ func (s *Sandbox) RepoDir() string { return s.repoDir }
 // so that git and the agent can release their locks) and waits for them until ctx ends; then it
 // removes the container, with its anonymous volumes, whatever is still running. Removal has its
 // own deadline and runs even when ctx has already ended, so cleanup may pass
-// context.WithoutCancel. Later Execs fail with ErrClosed. Close is idempotent and safe to call
-// concurrently with Exec.
+// context.WithoutCancel. Later Execs fail with sandbox.ErrClosed. Close is idempotent and safe
+// to call concurrently with Exec.
 func (s *Sandbox) Close(ctx context.Context) error {
 	s.gate.Shut(ctx)
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -16,9 +17,6 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 )
-
-// ErrClosed is the error of an Exec that Close stopped, or that was called after Close.
-var ErrClosed = sandbox.ErrClosed
 
 // Sandbox runs processes on the host. Set its exported fields before the first Exec.
 type Sandbox struct {
@@ -57,28 +55,18 @@ func (s *Sandbox) RepoDir() string { return s.repoDir }
 // Exec runs e and waits for it and for its stdout and stderr to close (see DrainWindow). When it
 // returns, nothing is left running in the process's group. A non-zero exit is reported in the
 // Result, not as an error. When ctx ends or the sandbox is closed first, the group gets SIGTERM,
-// then SIGKILL after KillGrace, and the error wraps context.Cause(ctx) or ErrClosed.
+// then SIGKILL after KillGrace, and the error wraps context.Cause(ctx) or sandbox.ErrClosed.
 //
 // OnLine receives lines of at most 16 MiB (the rest of a longer line is dropped) and may keep
 // them. A relative Dir is taken from RepoDir; a relative program path from Dir.
-func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (res sandbox.Result, err error) {
-	if len(e.Argv) == 0 {
-		return res, errors.New("host sandbox: exec: empty argv")
-	}
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("host sandbox: exec %q: %w", e.Argv[0], err)
-		}
-	}()
-	if ctx.Err() != nil {
-		return res, context.Cause(ctx)
-	}
-	if err := s.gate.Enter(); err != nil {
-		return res, err
-	}
-	defer s.gate.Leave()
-	closing := s.gate.Closing()
+func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (sandbox.Result, error) {
+	return s.gate.Exec(ctx, "host sandbox", e, func(closing <-chan struct{}) (sandbox.Result, error) {
+		return s.exec(ctx, e, closing)
+	})
+}
 
+// exec runs e once the gate has let it in; closing is closed when Close begins.
+func (s *Sandbox) exec(ctx context.Context, e sandbox.Exec, closing <-chan struct{}) (res sandbox.Result, err error) {
 	cmd, err := s.command(e)
 	if err != nil {
 		return res, err
@@ -103,7 +91,7 @@ func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (res sandbox.Result,
 		stopErr = context.Cause(ctx)
 		s.terminate(pgid, p)
 	case <-closing:
-		stopErr = ErrClosed
+		stopErr = sandbox.ErrClosed
 		s.terminate(pgid, p)
 	}
 	s.kill(pgid)
@@ -120,7 +108,7 @@ func (s *Sandbox) Exec(ctx context.Context, e sandbox.Exec) (res sandbox.Result,
 
 // Close stops every running Exec (SIGTERM, then SIGKILL after KillGrace) and waits for them to
 // return. When ctx ends first, the remaining process groups get SIGKILL at once. Later Execs fail
-// with ErrClosed. Close is idempotent and safe to call concurrently with Exec.
+// with sandbox.ErrClosed. Close is idempotent and safe to call concurrently with Exec.
 func (s *Sandbox) Close(ctx context.Context) error {
 	if s.gate.Shut(ctx) {
 		return nil
@@ -171,15 +159,18 @@ func (s *Sandbox) command(e sandbox.Exec) (*exec.Cmd, error) {
 	for _, k := range slices.Sorted(maps.Keys(e.Env)) {
 		env = append(env, k+"="+e.Env[k]) // exec.Cmd keeps the last value of a duplicate key
 	}
-	path, err := lookPath(e.Argv[0], lookupEnv(env, "PATH"))
-	if err != nil {
-		return nil, err
-	}
 	dir := e.Dir
 	if dir == "" {
 		dir = s.repoDir
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(s.repoDir, dir)
+	}
+	if err := enterable(dir); err != nil {
+		return nil, err
+	}
+	path, err := lookPath(e.Argv[0], lookupEnv(env, "PATH"))
+	if err != nil {
+		return nil, err
 	}
 	return &exec.Cmd{
 		Path:        path,
@@ -188,6 +179,21 @@ func (s *Sandbox) command(e sandbox.Exec) (*exec.Cmd, error) {
 		Dir:         dir,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}, nil
+}
+
+// enterable checks that dir can be a working directory. Starting a process in a missing one
+// fails as if its program were missing ("fork/exec /usr/bin/true: no such file or directory").
+func enterable(dir string) error {
+	fi, err := os.Stat(dir)
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		err = pe.Err
+	} else if err == nil && !fi.IsDir() {
+		err = syscall.ENOTDIR
+	}
+	if err != nil {
+		return fmt.Errorf("cannot enter directory %s: %w", dir, err)
+	}
+	return nil
 }
 
 // lookupEnv returns the value of key in env, the last one winning as it does for the process.
