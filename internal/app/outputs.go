@@ -85,7 +85,7 @@ func summaryOf(cfg inputs.Config, o report.Outputs, res run.Result) report.Run {
 		})
 	}
 	for _, c := range res.Commits {
-		s.Commits = append(s.Commits, report.Commit{SHA: c.SHA, Subject: c.Subject})
+		s.Commits = append(s.Commits, c)
 	}
 	return s
 }

@@ -664,7 +664,7 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, lo
 	}
 
 	sb := sandbox.Sandbox(onHost) // sandbox: none runs the agent on the host
-	var repo run.Repo = repoView{ws}
+	var repo run.Repo = ws
 	var checkRepo func(context.Context) error
 	if cfg.Sandbox == inputs.SandboxDocker {
 		// Recorded once the host's own hook is done, so what it set up is kept.
@@ -687,7 +687,7 @@ func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, lo
 		sb = container
 		defer closeSandbox(ctx, sb, log)
 		if copied {
-			synced := &syncedRepo{repoView: repoView{ws}, sb: container, host: p.hostGit(ws.Dir)}
+			synced := &syncedRepo{Workspace: ws, sb: container, host: p.hostGit(ws.Dir)}
 			repo = synced
 			defer synced.finish(ctx, log) // before closeSandbox: the container must still be there
 		}
@@ -822,20 +822,6 @@ func configEnv(config []string) []string {
 		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", i, k), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", i, v))
 	}
 	return env
-}
-
-// repoView adapts the workspace to what the loop needs.
-type repoView struct{ ws *workspace.Workspace }
-
-func (r repoView) Head(ctx context.Context) (string, error) { return r.ws.Head(ctx) }
-
-func (r repoView) Commits(ctx context.Context, base string) ([]run.Commit, error) {
-	cs, err := r.ws.Commits(ctx, base)
-	out := make([]run.Commit, len(cs))
-	for i, c := range cs {
-		out[i] = run.Commit{SHA: c.SHA, Subject: c.Subject}
-	}
-	return out, err
 }
 
 func statusOf(ctx context.Context, res run.Result, err error) string {

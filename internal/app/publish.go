@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sandcastle-action/sandcastle/internal/githubapi"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
 	"github.com/sandcastle-action/sandcastle/internal/push"
@@ -136,7 +137,7 @@ func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, l
 	case r.Skipped != "":
 		log.Status("Not pushed: %s", r.Skipped)
 	default:
-		log.Status("Pushed %s (%s)", o.Branch, report.ShortSHA(r.SHA))
+		log.Status("Pushed %s (%s)", o.Branch, gitref.ShortSHA(r.SHA))
 	}
 	if !p.cfg.GitHub.OpenPR || !ok {
 		return "", nil
@@ -242,7 +243,7 @@ func (p *plan) prValues(o report.Outputs, res run.Result, base string) map[strin
 	}
 	var commits strings.Builder
 	for _, c := range res.Commits {
-		fmt.Fprintf(&commits, "- %s %s\n", report.ShortSHA(c.SHA), c.Subject)
+		fmt.Fprintf(&commits, "- %s %s\n", gitref.ShortSHA(c.SHA), c.Subject)
 	}
 	vals["BRANCH"] = o.Branch
 	vals["BASE"] = base

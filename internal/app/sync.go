@@ -8,10 +8,11 @@ import (
 	"strings"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/report"
-	"github.com/sandcastle-action/sandcastle/internal/run"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox/docker"
+	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
 // bundleInSandbox is where the agent's commits are bundled inside the container before they are
@@ -23,16 +24,16 @@ const bundleInSandbox = "/tmp/sandcastle-out.bundle"
 // host, it brings them out of the container, so that the host branch, and the checkout, end at
 // the agent's last commit as they would with a mount.
 type syncedRepo struct {
-	repoView
+	*workspace.Workspace
 	sb   *docker.Sandbox
 	host git.Repo // git in the host's workspace directory
 }
 
 // Commits brings the container's new commits to the host, then lists them there. When they
 // cannot be brought out, the commits the host already has are still returned.
-func (r *syncedRepo) Commits(ctx context.Context, base string) ([]run.Commit, error) {
+func (r *syncedRepo) Commits(ctx context.Context, base string) ([]gitref.Commit, error) {
 	err := r.sync(ctx)
-	commits, cerr := r.repoView.Commits(ctx, base)
+	commits, cerr := r.Workspace.Commits(ctx, base)
 	return commits, errors.Join(err, cerr)
 }
 
@@ -62,14 +63,14 @@ func (r *syncedRepo) sync(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, cleanupTimeout)
 	defer cancel()
 	tip := "HEAD"
-	if r.ws.Source != "" {
-		tip = "refs/heads/" + r.ws.Source
+	if r.Workspace.Source != "" {
+		tip = "refs/heads/" + r.Workspace.Source
 	}
 	inside, err := r.git(ctx, "rev-parse", "--verify", "--quiet", tip+"^{commit}")
 	if err != nil {
 		return fmt.Errorf("sandbox-sync copy: read %s in the sandbox: %w", tip, err)
 	}
-	here, err := r.ws.Head(ctx)
+	here, err := r.Workspace.Head(ctx)
 	if err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func (r *syncedRepo) sync(ctx context.Context) error {
 		return fmt.Errorf("sandbox-sync copy: fetch the sandbox's commits: %w", err)
 	}
 	if _, err := r.host.Run(ctx, "merge", "--ff-only", "--quiet", inside); err != nil {
-		return fmt.Errorf("sandbox-sync copy: fast-forward %s to the sandbox's %.12s: %w", r.ws.Dir, inside, err)
+		return fmt.Errorf("sandbox-sync copy: fast-forward %s to the sandbox's %.12s: %w", r.Workspace.Dir, inside, err)
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
 // maxSummaryCommits and maxSummaryOutput keep the job summary well under the runner's 1 MiB
@@ -23,8 +25,8 @@ type Run struct {
 	Signal            string // the completion signal that ended the run; "" when none
 	Iterations        []Iteration
 	MaxIterations     int
-	Commits           []Commit // oldest first
-	Output            string   // the structured output as JSON; "" when none
+	Commits           []gitref.Commit // oldest first
+	Output            string          // the structured output as JSON; "" when none
 	PreservedWorktree string
 	LogFile           string
 	RefusalReason     string // why the run did not start (status refused or skipped); "" when it did
@@ -49,12 +51,6 @@ type Iteration struct {
 	CostUSD             float64
 	CostKnown           bool
 	Signal              string // the completion signal seen in this iteration; "" when none
-}
-
-// Commit is one commit the agent made.
-type Commit struct {
-	SHA     string
-	Subject string
 }
 
 // Summary renders the job summary. Text from the agent (commit subjects, the output, branch
@@ -110,7 +106,7 @@ func Summary(s Run) string {
 				fmt.Fprintf(&b, "- ... and %d more\n", len(s.Commits)-i)
 				break
 			}
-			fmt.Fprintf(&b, "- %s %s\n", code(ShortSHA(c.SHA)), inline(c.Subject))
+			fmt.Fprintf(&b, "- %s %s\n", code(gitref.ShortSHA(c.SHA)), inline(c.Subject))
 		}
 	}
 
@@ -243,14 +239,6 @@ func longestRun(s string, c byte) int {
 		}
 	}
 	return longest
-}
-
-// ShortSHA abbreviates a commit id for people: its first 7 characters.
-func ShortSHA(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }
 
 // thousands writes n with comma separators: 1234567 → 1,234,567.

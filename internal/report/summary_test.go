@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
@@ -25,7 +26,7 @@ func TestSummaryGolden(t *testing.T) {
 					{Number: 1, InputTokens: 12000, OutputTokens: 3400, CacheReadTokens: 150000, CacheCreationTokens: 9000, CostUSD: 0.1834, CostKnown: true},
 					{Number: 2, InputTokens: 800, OutputTokens: 1200, CacheReadTokens: 160000, CostUSD: 0.05, CostKnown: true, Signal: "<promise>COMPLETE</promise>"},
 				},
-				Commits: []Commit{
+				Commits: []gitref.Commit{
 					{SHA: "3f2a9c1d0e8b7a6f5e4d3c2b1a0f9e8d7c6b5a49", Subject: "Fix login redirect"},
 					{SHA: "9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a00", Subject: "Add regression test for session_timeout"},
 				},
@@ -44,7 +45,7 @@ func TestSummaryGolden(t *testing.T) {
 					{Number: 2, InputTokens: 200, OutputTokens: 60, CostUSD: 0.01, CostKnown: true},
 					{Number: 3, InputTokens: 300, OutputTokens: 70, CostUSD: 0.02, CostKnown: true},
 				},
-				Commits: []Commit{{SHA: "abc1234", Subject: "WIP"}},
+				Commits: []gitref.Commit{{SHA: "abc1234", Subject: "WIP"}},
 			},
 		},
 		{
@@ -65,7 +66,7 @@ func TestSummaryGolden(t *testing.T) {
 				Signal:        "`DONE` | <b>",
 				MaxIterations: 1,
 				Iterations:    []Iteration{{Number: 1, Signal: "`DONE` | <b>", CostKnown: true}},
-				Commits: []Commit{
+				Commits: []gitref.Commit{
 					{SHA: "1111111111", Subject: "![x](https://evil.example/p.png) <details><summary>open"},
 					{SHA: "2222222222", Subject: "| break | the | table |\n# heading"},
 				},
@@ -80,7 +81,7 @@ func TestSummaryGolden(t *testing.T) {
 				Branch:        "sandcastle/issue-42",
 				MaxIterations: 2,
 				Iterations:    []Iteration{{Number: 1, InputTokens: 10, OutputTokens: 5}},
-				Commits:       []Commit{{SHA: "3f2a9c1d0e8b7a6f5e4d3c2b1a0f9e8d7c6b5a49", Subject: "Fix #42"}},
+				Commits:       []gitref.Commit{{SHA: "3f2a9c1d0e8b7a6f5e4d3c2b1a0f9e8d7c6b5a49", Subject: "Fix #42"}},
 				Pushed:        true,
 				PRNumber:      7,
 				PRURL:         "https://github.com/o/r/pull/7",
@@ -94,7 +95,7 @@ func TestSummaryGolden(t *testing.T) {
 				Branch:         "feature",
 				MaxIterations:  1,
 				Iterations:     []Iteration{{Number: 1}},
-				Commits:        []Commit{{SHA: "9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a00", Subject: "Work"}},
+				Commits:        []gitref.Commit{{SHA: "9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a00", Subject: "Work"}},
 				RecoveryBranch: "sandcastle/recovery/feature-1234-1",
 				PRURL:          "javascript:alert(1)",
 				PRNumber:       3,
@@ -142,7 +143,7 @@ func TestSummaryAgentTextCannotBreakMarkdown(t *testing.T) {
 		Branch:     "a|b",
 		Signal:     "x|y",
 		Iterations: []Iteration{{Number: 1, Signal: "p|q\n|r"}},
-		Commits:    []Commit{{SHA: "abc", Subject: "<script>|</script> [link](x) `code"}},
+		Commits:    []gitref.Commit{{SHA: "abc", Subject: "<script>|</script> [link](x) `code"}},
 		Output:     "\"````\"",
 	})
 	for line := range strings.Lines(md) {

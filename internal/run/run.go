@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
@@ -19,13 +20,7 @@ import (
 // made since a base.
 type Repo interface {
 	Head(ctx context.Context) (string, error)
-	Commits(ctx context.Context, base string) ([]Commit, error)
-}
-
-// Commit is one commit the agent made.
-type Commit struct {
-	SHA     string
-	Subject string
+	Commits(ctx context.Context, base string) ([]gitref.Commit, error)
 }
 
 // Log receives what a person watching the run should see. Agent output arrives between
@@ -102,7 +97,7 @@ type Iteration struct {
 	HasUsage    bool
 	Signal      string
 	Forced      bool // the signal was seen but the process hung; it was stopped after the grace window
-	Commits     []Commit
+	Commits     []gitref.Commit
 	LastTool    string
 	Retry       bool // a structured-output retry, not a loop iteration
 }
@@ -112,7 +107,7 @@ type Iteration struct {
 type Result struct {
 	Iterations  []Iteration
 	Signal      string // the completion signal that ended the loop, "" when it ran out of iterations
-	Commits     []Commit
+	Commits     []gitref.Commit
 	Output      *structured.Value
 	SessionID   string
 	SessionFile string

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
 func TestHead_works_in_the_host_checkout(t *testing.T) {
@@ -35,7 +36,7 @@ func TestHead_works_in_the_host_checkout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []workspace.Commit{{SHA: sha, Subject: "agent work"}}; !slices.Equal(commits, want) {
+	if want := []gitref.Commit{{SHA: sha, Subject: "agent work"}}; !slices.Equal(commits, want) {
 		t.Errorf("Commits = %+v, want %+v", commits, want)
 	}
 	out, err := w.Finish(t.Context(), true)

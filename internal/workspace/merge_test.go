@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
 func TestMergeToHead_fast_forward(t *testing.T) {
@@ -45,7 +46,7 @@ func TestMergeToHead_fast_forward(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []workspace.Commit{{SHA: first, Subject: "one"}, {SHA: second, Subject: "two"}}
+	want := []gitref.Commit{{SHA: first, Subject: "one"}, {SHA: second, Subject: "two"}}
 	if !slices.Equal(commits, want) {
 		t.Errorf("Commits = %+v, want %+v", commits, want)
 	}
@@ -86,7 +87,7 @@ func TestMergeToHead_host_moved_makes_merge_commit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []workspace.Commit{{SHA: agent, Subject: "agent work"}}; !slices.Equal(commits, want) {
+	if want := []gitref.Commit{{SHA: agent, Subject: "agent work"}}; !slices.Equal(commits, want) {
 		t.Errorf("Commits = %+v, want only the agent's %+v", commits, want)
 	}
 	out, err := w.Finish(t.Context(), true)

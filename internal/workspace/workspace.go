@@ -71,9 +71,6 @@ type Workspace struct {
 	finished        bool
 }
 
-// Commit is one commit the agent made.
-type Commit = git.Commit
-
 // Outcome is what Finish did with the worktree and the branch.
 type Outcome struct {
 	PreservedPath string // the worktree was kept because it has uncommitted changes (or may have)
@@ -269,7 +266,7 @@ func (w *Workspace) Head(ctx context.Context) (string, error) {
 // Commits returns the commits on the source branch after base, oldest first: the agent's own
 // commits, read from its branch before any merge, so neither merge commits nor host commits
 // appear.
-func (w *Workspace) Commits(ctx context.Context, base string) ([]Commit, error) {
+func (w *Workspace) Commits(ctx context.Context, base string) ([]gitref.Commit, error) {
 	if base == "" {
 		return nil, errors.New("workspace: commits: empty base commit")
 	}
