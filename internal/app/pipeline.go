@@ -246,7 +246,7 @@ func (p *plan) checkRepository(ctx context.Context, actions bool) error {
 	cfg := p.cfg
 	err := workspace.Check(ctx, p.gitEnv, workspace.Options{
 		RepoDir:   cfg.WorkingDirectory,
-		Strategy:  workspace.Strategy(cfg.BranchStrategy),
+		Strategy:  cfg.BranchStrategy,
 		Branch:    cfg.Branch,
 		GitConfig: p.gitConfig(),
 	})
@@ -517,7 +517,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	p.gh.findOrigin(ctx, p.hostGit(cfg.WorkingDirectory))
 	ws, err := workspace.Prepare(ctx, p.gitEnv, workspace.Options{
 		RepoDir:        cfg.WorkingDirectory,
-		Strategy:       workspace.Strategy(cfg.BranchStrategy),
+		Strategy:       cfg.BranchStrategy,
 		Branch:         cfg.Branch,
 		Name:           cfg.Name,
 		CopyToWorktree: cfg.CopyToWorktree,
@@ -772,12 +772,9 @@ func outputRetries(cfg inputs.Config) int {
 // agentVars is the agent's environment, plus a commit identity when the repository has none,
 // so the agent can commit without anyone's global git config being touched.
 func (p *plan) agentVars(ctx context.Context, ws *workspace.Workspace) (map[string]string, error) {
-	vars := make(map[string]string, len(p.env.vars)+4)
-	for k, v := range p.env.vars {
-		vars[k] = v
-	}
 	// The same trust for the agent's git, through the environment only.
-	for _, kv := range configEnv(p.gitConfig()) {
+	vars := make(map[string]string, len(p.env.vars)+4)
+	for _, kv := range git.ConfigEnv(environ(p.env.vars), p.gitConfig()...) {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
@@ -812,16 +809,6 @@ func (p *plan) gitConfig() []string {
 // command of the run.
 func (p *plan) hostGit(dir string) git.Repo {
 	return git.New(dir, p.gitEnv).WithConfig(p.gitConfig()...)
-}
-
-// configEnv passes git configuration key=value pairs as GIT_CONFIG_* variables.
-func configEnv(config []string) []string {
-	env := []string{fmt.Sprintf("GIT_CONFIG_COUNT=%d", len(config))}
-	for i, kv := range config {
-		k, v, _ := strings.Cut(kv, "=")
-		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", i, k), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", i, v))
-	}
-	return env
 }
 
 func statusOf(ctx context.Context, res run.Result, err error) string {

@@ -44,7 +44,7 @@ func (p *plan) preview(ctx context.Context, log *report.Log) (_ string, err erro
 	cfg := p.cfg
 	ws, err := workspace.Preview(ctx, p.gitEnv, workspace.Options{
 		RepoDir:   cfg.WorkingDirectory,
-		Strategy:  workspace.Strategy(cfg.BranchStrategy),
+		Strategy:  cfg.BranchStrategy,
 		Branch:    cfg.Branch,
 		Name:      cfg.Name,
 		GitConfig: p.gitConfig(),

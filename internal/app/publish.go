@@ -37,7 +37,7 @@ const (
 const maxPRTitle = 256
 
 // pushDecision says whether the branch holding the commits is pushed, and how; "" = not.
-func (p *plan) pushDecision(o report.Outputs) (mode, why string) {
+func (p *plan) pushDecision(o report.Outputs) (mode inputs.PushMode, why string) {
 	g := p.cfg.GitHub
 	switch {
 	case g.Push == inputs.PushNone:
@@ -53,11 +53,11 @@ func (p *plan) pushDecision(o report.Outputs) (mode, why string) {
 	case g.Push == inputs.PushAuto && p.cfg.BranchStrategy != inputs.StrategyBranch:
 		return "", "push auto pushes only branch-strategy branch; use push lease to push the checked-out branch"
 	case g.Push == inputs.PushAuto:
-		return push.Auto, ""
+		return inputs.PushAuto, ""
 	case g.Push == inputs.PushForce:
-		return push.Force, ""
+		return inputs.PushForce, ""
 	default:
-		return push.Lease, ""
+		return inputs.PushLease, ""
 	}
 }
 

@@ -22,7 +22,7 @@ func TestPushDecision(t *testing.T) {
 		strategy inputs.BranchStrategy
 		actions  bool
 		o        report.Outputs
-		want     string
+		want     inputs.PushMode
 	}{
 		{"auto_branch_in_actions", inputs.PushAuto, inputs.StrategyBranch, true, commits, "auto"},
 		{"auto_branch_on_the_cli", inputs.PushAuto, inputs.StrategyBranch, false, commits, ""},

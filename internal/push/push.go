@@ -12,13 +12,7 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
-)
-
-// The push modes.
-const (
-	Auto  = "auto"  // fast-forward only; a moved branch goes to the recovery branch
-	Force = "force" // overwrite the remote branch
-	Lease = "lease" // overwrite only if the remote branch is still at Options.Lease
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 )
 
 // Options describe one push.
@@ -33,7 +27,10 @@ type Options struct {
 	GitConfig []string
 	Remote    string // remote name; "" means origin
 	Branch    string // local branch, pushed to the branch of the same name on the remote
-	Mode      string // Auto, Force or Lease; "" means Auto
+	// Mode is inputs.PushAuto (fast-forward only; a moved branch goes to RecoveryBranch),
+	// PushForce (overwrite the remote branch) or PushLease (overwrite it only if it is still at
+	// Lease); "" means PushAuto. PushNone is no push, and an error.
+	Mode inputs.PushMode
 	// Lease is the commit the remote branch had when the run started, "" when it did not
 	// exist (then the push requires that it still does not). Lease mode only.
 	Lease string
@@ -137,7 +134,7 @@ func Push(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	if o.Mode == Lease && res.SHA == o.Lease {
+	if o.Mode == inputs.PushLease && res.SHA == o.Lease {
 		res.Skipped = "no new commits: " + o.Branch + " is where the run started"
 		return res, nil
 	}
@@ -167,9 +164,9 @@ func (o Options) publish(ctx context.Context, src git.Repo, creds credentials, r
 
 	var flags []string
 	switch o.Mode {
-	case Force:
+	case inputs.PushForce:
 		flags = []string{"--force"}
-	case Lease:
+	case inputs.PushLease:
 		// An empty expectation means the ref must not exist on the remote.
 		flags = []string{"--force-with-lease=refs/heads/" + o.Branch + ":" + o.Lease}
 	}
@@ -315,7 +312,7 @@ func (o Options) withDefaults() Options {
 		o.Remote = "origin"
 	}
 	if o.Mode == "" {
-		o.Mode = Auto
+		o.Mode = inputs.PushAuto
 	}
 	if o.ServerURL == "" {
 		o.ServerURL = "https://github.com"
@@ -325,7 +322,7 @@ func (o Options) withDefaults() Options {
 
 func (o Options) validate() error {
 	switch o.Mode {
-	case Auto, Force, Lease:
+	case inputs.PushAuto, inputs.PushForce, inputs.PushLease:
 	default:
 		return fmt.Errorf("push: unknown mode %q (want auto, force or lease)", o.Mode)
 	}

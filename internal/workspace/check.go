@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 )
 
 // Reason says why a repository cannot host a workspace.
@@ -78,11 +79,11 @@ func inspect(ctx context.Context, host git.Repo, o Options) (checkout, error) {
 		return checkout{}, fmt.Errorf("workspace: read HEAD of %s: %w", top, err)
 	}
 	switch o.Strategy {
-	case MergeToHead:
+	case inputs.StrategyMergeToHead:
 		if c.target == "" {
 			return checkout{}, &CheckError{Reason: DetachedHead, msg: fmt.Sprintf("branch-strategy merge-to-head needs the host checkout on a branch to merge into, but HEAD in %s is detached; check out a branch, or use branch-strategy branch with a branch name", top)}
 		}
-	case Branch:
+	case inputs.StrategyBranch:
 		list, err := c.host.WorktreeList(ctx)
 		if err != nil {
 			return checkout{}, fmt.Errorf("workspace: list worktrees of %s: %w", top, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
@@ -47,12 +48,12 @@ func TestCheck_refuses_unusable_repositories(t *testing.T) {
 		want   string
 	}{
 		{"not_a_repository", func(f *fixture) workspace.Options {
-			o := f.opts(workspace.Head)
+			o := f.opts(inputs.StrategyHead)
 			o.RepoDir = filepath.Join(f.dir, "..")
 			return o
 		}, workspace.NotARepository, "is not in a git working tree"},
 		{"bare_repository", func(f *fixture) workspace.Options {
-			o := f.opts(workspace.Head)
+			o := f.opts(inputs.StrategyHead)
 			o.RepoDir = f.origin
 			return o
 		}, workspace.NotARepository, "is not in a git working tree"},
@@ -60,11 +61,11 @@ func TestCheck_refuses_unusable_repositories(t *testing.T) {
 			f.git(f.dir, "checkout", "-q", "--orphan", "fresh")
 			f.git(f.dir, "rm", "-rfq", "--cached", ".")
 			f.git(f.dir, "branch", "-D", "main")
-			return f.opts(workspace.Head)
+			return f.opts(inputs.StrategyHead)
 		}, workspace.NoCommits, "has no commits yet"},
 		{"merge_to_head_detached", func(f *fixture) workspace.Options {
 			f.git(f.dir, "checkout", "-q", "--detach")
-			return f.opts(workspace.MergeToHead)
+			return f.opts(inputs.StrategyMergeToHead)
 		}, workspace.DetachedHead, "HEAD in " + "%s is detached; check out a branch, or use branch-strategy branch"},
 		{"branch_in_main_tree", func(f *fixture) workspace.Options {
 			return f.branchOpts("main")
@@ -131,8 +132,8 @@ func prepareErr(t *testing.T, f *fixture, o workspace.Options) error {
 func TestHead_one_run_at_a_time(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	first := f.prepare(f.opts(workspace.Head))
-	_, err := workspace.Prepare(t.Context(), f.env, f.opts(workspace.Head))
+	first := f.prepare(f.opts(inputs.StrategyHead))
+	_, err := workspace.Prepare(t.Context(), f.env, f.opts(inputs.StrategyHead))
 	if err == nil {
 		t.Fatal("a second head run in the same checkout was prepared")
 	}
@@ -142,9 +143,9 @@ func TestHead_one_run_at_a_time(t *testing.T) {
 	}
 	f.finish(first)
 
-	second := f.prepare(f.opts(workspace.Head))
+	second := f.prepare(f.opts(inputs.StrategyHead))
 	second.Abandon() // as if its process had died
-	f.finish(f.prepare(f.opts(workspace.Head)))
+	f.finish(f.prepare(f.opts(inputs.StrategyHead)))
 }
 
 // TestMergeToHead_waits_for_no_head_run: merge-to-head does not merge into a checkout a head run
@@ -153,9 +154,9 @@ func TestHead_one_run_at_a_time(t *testing.T) {
 func TestMergeToHead_waits_for_no_head_run(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	w := f.prepare(f.opts(workspace.MergeToHead))
+	w := f.prepare(f.opts(inputs.StrategyMergeToHead))
 	f.commit(w.Dir, "agent", "agent\n", "agent work")
-	head := f.prepare(f.opts(workspace.Head))
+	head := f.prepare(f.opts(inputs.StrategyHead))
 	mainTip := f.git(f.dir, "rev-parse", "main")
 
 	out, err := w.Finish(t.Context(), true)

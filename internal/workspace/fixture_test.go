@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
@@ -86,7 +87,7 @@ func (f *fixture) clone() string {
 	return dir
 }
 
-func (f *fixture) opts(s workspace.Strategy) workspace.Options {
+func (f *fixture) opts(s inputs.BranchStrategy) workspace.Options {
 	return workspace.Options{
 		RepoDir:  f.dir,
 		Strategy: s,

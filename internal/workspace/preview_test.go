@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
@@ -17,13 +18,13 @@ func TestPreview_touches_nothing(t *testing.T) {
 	before := read(t, exclude)
 	branches := f.git(f.dir, "branch", "--list")
 	for _, tt := range []struct {
-		strategy workspace.Strategy
+		strategy inputs.BranchStrategy
 		branch   string
 		source   string // a regular expression
 	}{
-		{workspace.Head, "", "^main$"},
-		{workspace.Branch, "agent/new", "^agent/new$"},
-		{workspace.MergeToHead, "", `^sandcastle/20250102-030405-[0-9a-f]{6}$`},
+		{inputs.StrategyHead, "", "^main$"},
+		{inputs.StrategyBranch, "agent/new", "^agent/new$"},
+		{inputs.StrategyMergeToHead, "", `^sandcastle/20250102-030405-[0-9a-f]{6}$`},
 	} {
 		o := f.opts(tt.strategy)
 		o.Branch = tt.branch
@@ -45,7 +46,7 @@ func TestPreview_touches_nothing(t *testing.T) {
 		t.Error(".sandcastle was created")
 	}
 	f.git(f.dir, "checkout", "-q", "--detach")
-	if _, err := workspace.Preview(t.Context(), f.env, f.opts(workspace.MergeToHead)); err == nil {
+	if _, err := workspace.Preview(t.Context(), f.env, f.opts(inputs.StrategyMergeToHead)); err == nil {
 		t.Error("Preview of merge-to-head on a detached HEAD succeeded; want the error Prepare gives")
 	}
 }

@@ -16,22 +16,13 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
-)
-
-// Strategy says where the agent's commits go.
-type Strategy string
-
-// The branch strategies.
-const (
-	Head        Strategy = "head"
-	MergeToHead Strategy = "merge-to-head"
-	Branch      Strategy = "branch"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 )
 
 // Options describe the workspace to prepare.
 type Options struct {
 	RepoDir  string // any directory inside the host repository's working tree
-	Strategy Strategy
+	Strategy inputs.BranchStrategy
 	Branch   string // branch strategy only: the branch the agent works on
 	Name     string // run name, part of merge-to-head branch names
 	// CopyToWorktree lists paths relative to the repository, copied from the host checkout into
@@ -55,7 +46,7 @@ type Workspace struct {
 	Dir      string // host path the agent works in
 	Source   string // the branch the agent commits on; "" in head mode on a detached HEAD
 	Target   string // the host branch when the run started; "" when detached
-	Strategy Strategy
+	Strategy inputs.BranchStrategy
 	Worktree bool // Dir is a worktree created or reused for this run
 
 	host git.Repo // git in the host repository's top level
@@ -135,7 +126,7 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 	if w.Source, err = sourceBranch(o, target, now); err != nil {
 		return nil, err
 	}
-	if o.Strategy == Head {
+	if o.Strategy == inputs.StrategyHead {
 		// One run at a time in a checkout: the commits since the start are then its own.
 		if w.lock, err = lockCheckout(top); err != nil {
 			return nil, fmt.Errorf("workspace: %w", err)
@@ -151,7 +142,7 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 			w.discard(ctx)
 		}
 	}()
-	if o.Strategy == MergeToHead {
+	if o.Strategy == inputs.StrategyMergeToHead {
 		err = w.createTemp(gctx, top)
 	} else {
 		err = w.checkoutBranch(gctx, top)
@@ -199,13 +190,13 @@ func Preview(ctx context.Context, env []string, o Options) (*Workspace, error) {
 // temporary one for merge-to-head, o.Branch for branch.
 func sourceBranch(o Options, target string, now func() time.Time) (string, error) {
 	switch o.Strategy {
-	case MergeToHead:
+	case inputs.StrategyMergeToHead:
 		suffix, err := randomHex()
 		if err != nil {
 			return "", err
 		}
 		return tempBranch(o.Name, now(), suffix), nil
-	case Branch:
+	case inputs.StrategyBranch:
 		return o.Branch, nil
 	}
 	return target, nil
@@ -233,21 +224,13 @@ func fetchOrigin(host git.Repo) func(ctx context.Context, branch string) (bool, 
 	}
 }
 
+// validate checks the one thing that reaches a command line as given: the branch name. The
+// rest of Options comes from inputs.Config, whose rules inputs.Load enforces.
 func (o Options) validate() error {
-	switch o.Strategy {
-	case Head, MergeToHead, Branch:
-	default:
-		return fmt.Errorf("workspace: unknown branch strategy %q (want head, merge-to-head or branch)", o.Strategy)
-	}
-	if o.Strategy == Branch {
+	if o.Strategy == inputs.StrategyBranch {
 		if err := gitref.Check(o.Branch); err != nil {
 			return fmt.Errorf("workspace: branch strategy: %w", err)
 		}
-	} else if o.Branch != "" {
-		return fmt.Errorf("workspace: a branch name (%q) is only used with branch-strategy branch, not %s", o.Branch, o.Strategy)
-	}
-	if o.Strategy == Head && len(o.CopyToWorktree) > 0 {
-		return errors.New("workspace: copy-to-worktree needs a worktree; it cannot be used with branch-strategy head")
 	}
 	return nil
 }
