@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
-	"github.com/sandcastle-action/sandcastle/internal/report"
+	"github.com/sandcastle-action/sandcastle/internal/report/runner"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
@@ -591,7 +591,7 @@ func TestRunLongerThanCleanupStillFinishes(t *testing.T) {
 		t.Fatalf("validate: %v", err)
 	}
 	p.cleanup = time.Second // shorter than the agent's work
-	if err := p.run(t.Context(), report.New(&stdout, a.env.get)); err != nil {
+	if err := p.run(t.Context(), runner.New(&stdout, a.env.get)); err != nil {
 		t.Fatalf("run: %v\n%s", err, stdout.String())
 	}
 	out := a.readOutputs()

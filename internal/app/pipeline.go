@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -20,20 +19,13 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
 	"github.com/sandcastle-action/sandcastle/internal/report"
+	"github.com/sandcastle-action/sandcastle/internal/report/runner"
 	"github.com/sandcastle-action/sandcastle/internal/run"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox/host"
 	"github.com/sandcastle-action/sandcastle/internal/session"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
-)
-
-// Run statuses, the status output.
-const (
-	statusComplete   = "complete"   // the agent printed a completion signal
-	statusIncomplete = "incomplete" // max-iterations ran out without a signal
-	statusFailed     = "failed"
-	statusCancelled  = "cancelled"
 )
 
 // cleanupTimeout bounds the work done after a run ends or is cancelled: stopping the sandbox,
@@ -70,7 +62,7 @@ type plan struct {
 
 // execute runs one configuration and reports it, after warnings found while reading it.
 func execute(ctx context.Context, sys System, raw inputs.Raw, workDir string, warnings ...string) int {
-	rep := report.New(sys.Stdout, sys.Getenv)
+	rep := runner.New(sys.Stdout, sys.Getenv)
 	for _, w := range warnings {
 		rep.Warning(w)
 	}
@@ -87,7 +79,7 @@ func execute(ctx context.Context, sys System, raw inputs.Raw, workDir string, wa
 // Validation runs on its own goroutine so that a signal ends it at once, whatever it waits
 // on (git reading a configuration include, a file on a stuck mount): it creates nothing, so
 // there is nothing to clean up, and the process is about to exit.
-func preflight(ctx context.Context, sys System, raw inputs.Raw, workDir string, rep *report.Reporter) (*plan, int) {
+func preflight(ctx context.Context, sys System, raw inputs.Raw, workDir string, rep *runner.Reporter) (*plan, int) {
 	type result struct {
 		p   *plan
 		err error
@@ -435,7 +427,7 @@ func (p *plan) promptProblems(err error, values map[string]string) error {
 // run prepares the workspace and sandbox, loops the agent, then reports. Whatever happens, the
 // sandbox is stopped, the worktree is kept when it holds uncommitted work, and the commits made
 // so far are reported. The error, already reported, is why the run failed.
-func (p *plan) run(ctx context.Context, rep *report.Reporter) error {
+func (p *plan) run(ctx context.Context, rep *runner.Reporter) error {
 	p.red = rep.Redactor()
 	end := rep.Group("Trigger")
 	d, err := p.gh.guard(ctx)
@@ -443,7 +435,7 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) error {
 	if err != nil {
 		err = fmt.Errorf("checking who may start the run: %w", err)
 		rep.Error(err.Error())
-		if err := rep.SetOutputs(report.Outputs{Status: statusFailed}); err != nil {
+		if err := rep.SetOutputs(report.Outcome{Status: report.StatusFailed}); err != nil {
 			rep.Warning(err.Error())
 		}
 		return err
@@ -468,18 +460,18 @@ func (p *plan) run(ctx context.Context, rep *report.Reporter) error {
 }
 
 // refuse ends a run the event may not start: a green job that says why.
-func (p *plan) refuse(ctx context.Context, rep *report.Reporter, d event.Decision) error {
-	status := statusRefused
+func (p *plan) refuse(ctx context.Context, rep *runner.Reporter, d event.Decision) error {
+	status := report.StatusRefused
 	if d.Skip {
-		status = statusSkipped
+		status = report.StatusSkipped
 	}
 	rep.Info(fmt.Sprintf("Not running (%s): %s", status, d.Reason))
-	o := report.Outputs{Status: status, RefusalReason: d.Reason}
+	o := report.Outcome{Status: status, RefusalReason: d.Reason, RunURL: p.gh.runURL}
 	// A refusal is answered where it was asked, but never to a bot (two bots could answer
 	// each other forever) and never for an event that did not address the action at all.
 	// Its own marker keeps a refusal from overwriting the status of an earlier run.
 	if !d.Skip && !p.gh.event.IsBot() && p.gh.comments() {
-		body := p.red.Redact(report.CommentBody(report.Comment{Phase: report.PhaseRefused, Reason: d.Reason, RunURL: p.gh.runURL}))
+		body := p.red.Redact(o.Comment())
 		c, _, err := p.gh.api.UpsertComment(ctx, p.gh.owner, p.gh.repo, p.gh.issue, p.gh.marker+":refused", body)
 		if err != nil {
 			rep.Warning(fmt.Sprintf("progress comment: %v", err))
@@ -496,7 +488,7 @@ func (p *plan) refuse(ctx context.Context, rep *report.Reporter, d event.Decisio
 		rep.Error(err.Error())
 		return err
 	}
-	if err := rep.Summary(report.Summary(report.Run{Status: status, RefusalReason: d.Reason})); err != nil {
+	if err := rep.Summary(o.Summary()); err != nil {
 		rep.Warning(err.Error())
 	}
 	return nil
@@ -504,15 +496,15 @@ func (p *plan) refuse(ctx context.Context, rep *report.Reporter, d event.Decisio
 
 // work runs the agent and publishes its commits; it returns why the run failed, already
 // reported, and the progress comment's final state.
-func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (report.Comment, error) {
+func (p *plan) work(ctx context.Context, rep *runner.Reporter, prog *progress) (report.Outcome, error) {
 	cfg := p.cfg
 	// A run that fails before the agent starts still says so in its status output.
-	failed := func(err error) (report.Comment, error) {
+	failed := func(err error) (report.Outcome, error) {
 		rep.Error(err.Error())
-		if err := rep.SetOutputs(report.Outputs{Status: statusFailed, CommentURL: prog.commentURL()}); err != nil {
+		if err := rep.SetOutputs(report.Outcome{Status: report.StatusFailed, CommentURL: prog.commentURL()}); err != nil {
 			rep.Warning(err.Error())
 		}
-		return report.Comment{Phase: report.PhaseFailed, Status: statusFailed, Reason: err.Error()}, err
+		return report.Outcome{Status: report.StatusFailed, Failure: err.Error()}, err
 	}
 	p.gh.findOrigin(ctx, p.hostGit(cfg.WorkingDirectory))
 	ws, err := workspace.Prepare(ctx, p.gitEnv, workspace.Options{
@@ -523,7 +515,7 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 		CopyToWorktree: cfg.CopyToWorktree,
 		GitConfig:      p.gitConfig(),
 		Fetch:          p.gh.fetch(cfg.WorkingDirectory, p.gitEnv, p.gitConfig()),
-		Log:            slog.New(slogHandler{rep}),
+		Log:            rep.Logger(),
 	})
 	if err != nil {
 		return failed(err)
@@ -585,12 +577,11 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 		log.Warning("%v", err)
 	}
 	status := statusOf(ctx, res, runErr)
-	outputs := p.outputs(ws, out, base, res, status, logPath)
+	outputs := p.outcome(ws, out, base, res, status, logPath)
 	outputs.RestoredGit = restored
 	outputs.CommentURL = prog.commentURL()
 	if res.Output != nil {
-		var skipped []string
-		outputs.Fields, skipped = report.FieldOutputs(res.Output.JSON)
+		_, skipped := report.FieldOutputs(res.Output.JSON)
 		for _, name := range skipped {
 			log.Status("No output for the structured output's field %q: the name is not usable as an output name or is taken", name)
 		}
@@ -598,14 +589,14 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	// Publishing outlives a cancelled run: pushing is how the commits survive the runner.
 	end := rep.Group("Publish")
 	pubCtx, cancelPub := afterRun(ctx, publishTimeout)
-	prNote, pubErr := p.publish(pubCtx, &outputs, res, lease, top, runErr == nil, log)
+	pubErr := p.publish(pubCtx, &outputs, lease, top, runErr == nil, log)
 	cancelPub()
 	end()
 	switch {
 	case pubErr != nil && runErr == nil:
 		runErr = pubErr
-		if outputs.Status != statusBranchMoved {
-			outputs.Status = statusFailed
+		if outputs.Status != report.StatusBranchMoved {
+			outputs.Status = report.StatusFailed
 		}
 	case pubErr != nil:
 		log.Warning("%v", pubErr)
@@ -622,26 +613,20 @@ func (p *plan) work(ctx context.Context, rep *report.Reporter, prog *progress) (
 	} else {
 		log.Status("Run %s after %d iteration(s)", status, len(res.Iterations))
 	}
-	final := report.Comment{
-		Phase: report.PhaseDone, Status: outputs.Status,
-		Iteration: len(res.Iterations), MaxIterations: cfg.MaxIterations, Commits: len(outputs.Commits),
-		Branch: outputs.Branch, Pushed: outputs.Pushed, Recovery: outputs.RecoveryBranch, KeptBranch: out.KeptBranch,
-		PRNumber: outputs.PRNumber, PRURL: outputs.PRURL, PRNote: prNote,
-	}
 	if runErr != nil {
-		final.Phase, final.Reason = report.PhaseFailed, runErr.Error()
+		outputs.Failure = runErr.Error()
 	}
 	if err := rep.SetOutputs(outputs); err != nil {
 		rep.Error(err.Error())
-		return final, errors.Join(runErr, err)
+		return outputs, errors.Join(runErr, err)
 	}
-	if err := rep.Summary(report.Summary(summaryOf(cfg, outputs, res))); err != nil {
+	if err := rep.Summary(outputs.Summary()); err != nil {
 		rep.Warning(err.Error())
 	}
 	if err := log.Err(); err != nil {
 		rep.Warning(fmt.Sprintf("writing the log file: %v", err))
 	}
-	return final, runErr
+	return outputs, runErr
 }
 
 // loop runs the hooks, starts the sandbox and runs the agent in it. With a Docker sandbox it
@@ -811,16 +796,16 @@ func (p *plan) hostGit(dir string) git.Repo {
 	return git.New(dir, p.gitEnv).WithConfig(p.gitConfig()...)
 }
 
-func statusOf(ctx context.Context, res run.Result, err error) string {
+func statusOf(ctx context.Context, res run.Result, err error) report.Status {
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return statusCancelled
+		return report.StatusCancelled
 	case err != nil:
-		return statusFailed
+		return report.StatusFailed
 	case res.Signal != "":
-		return statusComplete
+		return report.StatusComplete
 	default:
-		return statusIncomplete
+		return report.StatusIncomplete
 	}
 }
 

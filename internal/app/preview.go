@@ -7,6 +7,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/gitguard"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
+	"github.com/sandcastle-action/sandcastle/internal/report/runner"
 	"github.com/sandcastle-action/sandcastle/internal/run"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox/host"
@@ -24,7 +25,7 @@ worktree or log file is created. It takes the flags of sandcastle run:
 
 // printPrompt is sandcastle prompt: see promptUsage.
 func printPrompt(ctx context.Context, sys System, raw inputs.Raw, workDir string) int {
-	rep := report.New(sys.Stderr, sys.Getenv)
+	rep := runner.New(sys.Stderr, sys.Getenv)
 	p, code := preflight(ctx, sys, raw, workDir, rep)
 	if p == nil {
 		return code

@@ -40,7 +40,7 @@ type progress struct {
 	url   string
 
 	mu    sync.Mutex // guards state, which update writes from the loop
-	state report.Comment
+	state report.Progress
 	wake  chan struct{}
 
 	shown   string             // the body the comment has; only the editing goroutine touches it
@@ -62,8 +62,8 @@ func startProgressWith(ctx context.Context, h *hub, red *report.Redactor, warn f
 		return nil
 	}
 	p := &progress{h: h, red: red, warn: warn, after: after, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	p.state = report.Comment{Phase: report.PhaseWorking, RunURL: h.runURL}
-	p.shown = p.body(p.state)
+	p.state = report.Progress{RunURL: h.runURL}
+	p.shown = p.body(p.state.Comment())
 	c, _, err := h.api.UpsertComment(ctx, h.owner, h.repo, h.issue, h.marker, p.shown)
 	if err != nil {
 		warn("progress comment: " + err.Error())
@@ -102,7 +102,7 @@ func (p *progress) commentURL() string {
 	return p.url
 }
 
-func (p *progress) body(c report.Comment) string { return p.red.Redact(report.CommentBody(c)) }
+func (p *progress) body(markdown string) string { return p.red.Redact(markdown) }
 
 // update records where the run stands; a tool call without one keeps the last one shown.
 func (p *progress) update(r run.Progress) {
@@ -132,7 +132,7 @@ func (p *progress) loop(ctx context.Context) {
 		case <-p.wake:
 		}
 		p.mu.Lock()
-		body := p.body(p.state)
+		body := p.body(p.state.Comment())
 		p.mu.Unlock()
 		wait := progressInterval
 		if body != p.shown {
@@ -169,7 +169,7 @@ func (p *progress) editBounded(ctx context.Context, body string) time.Duration {
 
 // finish stops the updates, cancelling an edit in flight so the run's end never waits for it,
 // and writes the final state with time enough to wait out a rate limit.
-func (p *progress) finish(ctx context.Context, final report.Comment) {
+func (p *progress) finish(ctx context.Context, final report.Outcome) {
 	if p == nil {
 		return
 	}
@@ -179,5 +179,5 @@ func (p *progress) finish(ctx context.Context, final report.Comment) {
 	p.warned = false // the final state matters: say so if it cannot be written
 	ctx, cancel := afterRun(ctx, finalEditTimeout)
 	defer cancel()
-	_ = p.edit(ctx, p.body(final))
+	_ = p.edit(ctx, p.body(final.Comment()))
 }

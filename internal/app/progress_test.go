@@ -95,7 +95,7 @@ func TestProgress_edits_on_change_only(t *testing.T) {
 	if got := r.edits(); got != 2 || !strings.Contains(r.body(), "iteration 2 of 3") {
 		t.Errorf("%d edits, body %q; want the change written", got, r.body())
 	}
-	r.prog.finish(t.Context(), report.Comment{Phase: report.PhaseDone, Status: "complete", Iteration: 2})
+	r.prog.finish(t.Context(), report.Outcome{Status: report.StatusComplete, Iterations: make([]report.Iteration, 2)})
 	if !strings.Contains(r.body(), "finished: complete") {
 		t.Errorf("final body %q", r.body())
 	}
@@ -133,7 +133,7 @@ func TestProgress_final_edit_outlasts_a_secondary_limit(t *testing.T) {
 		return nil
 	})
 	r.api.RateLimitNext("PATCH", commentEndpoint, 1, time.Minute)
-	r.prog.finish(t.Context(), report.Comment{Phase: report.PhaseDone, Status: "complete", Iteration: 1})
+	r.prog.finish(t.Context(), report.Outcome{Status: report.StatusComplete, Iterations: make([]report.Iteration, 1)})
 	if !strings.Contains(r.body(), "finished: complete") || time.Duration(slept.Load()) != time.Minute {
 		t.Errorf("final body %q after waiting %v; want the final state after a minute", r.body(), time.Duration(slept.Load()))
 	}
@@ -159,7 +159,7 @@ func TestProgress_never_holds_the_end_of_the_run(t *testing.T) {
 	r.prog.update(run.Progress{Iteration: 1, MaxIterations: 3})
 	<-waiting
 	go func() { <-r.waits }() // the goroutine's last turn, should it get one
-	r.prog.finish(t.Context(), report.Comment{Phase: report.PhaseDone, Status: "complete", Iteration: 1})
+	r.prog.finish(t.Context(), report.Outcome{Status: report.StatusComplete, Iterations: make([]report.Iteration, 1)})
 	if !<-cancelled || !strings.Contains(r.body(), "finished: complete") {
 		t.Errorf("final body %q; want the waiting edit cancelled and the final state written", r.body())
 	}

@@ -20,24 +20,13 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
 	"github.com/sandcastle-action/sandcastle/internal/push"
 	"github.com/sandcastle-action/sandcastle/internal/report"
-	"github.com/sandcastle-action/sandcastle/internal/run"
-)
-
-// statusBranchMoved is the status when the remote branch moved while the run worked: the
-// commits went to a recovery branch instead.
-const statusBranchMoved = "branch-moved"
-
-// Statuses of a run that did not start.
-const (
-	statusRefused = "refused" // the event asked for a run its author may not start
-	statusSkipped = "skipped" // the event was not addressed to the action
 )
 
 // maxPRTitle is GitHub's limit on a pull request title, in characters.
 const maxPRTitle = 256
 
 // pushDecision says whether the branch holding the commits is pushed, and how; "" = not.
-func (p *plan) pushDecision(o report.Outputs) (mode inputs.PushMode, why string) {
+func (p *plan) pushDecision(o report.Outcome) (mode inputs.PushMode, why string) {
 	g := p.cfg.GitHub
 	switch {
 	case g.Push == inputs.PushNone:
@@ -88,11 +77,12 @@ func (p *plan) lease(ctx context.Context, branch, start string) string {
 	return remote
 }
 
-// publish pushes the branch and opens or updates the pull request, filling their outputs.
-// The error is what the user must act on; a moved branch sets the status branch-moved. top is
-// the checkout, where a bundle keeps commits that reach no branch on GitHub. prNote is what
-// the comment adds about the pull request: why it is not a draft, or whose it is.
-func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, lease, top string, ok bool, log *report.Log) (prNote string, err error) {
+// publish pushes the branch and opens or updates the pull request, filling their fields of o,
+// the PR note included: what the comment adds about the pull request, why it is not a draft or
+// whose it is. The error is what the user must act on; a moved branch sets the status
+// branch-moved. top is the checkout, where a bundle keeps commits that reach no branch on
+// GitHub.
+func (p *plan) publish(ctx context.Context, o *report.Outcome, lease, top string, ok bool, log *report.Log) error {
 	mode, why := p.pushDecision(*o)
 	if mode == "" {
 		switch {
@@ -101,7 +91,7 @@ func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, l
 		case len(o.Commits) > 0:
 			log.Status("Not pushing %s: %s", orDetached(o.Branch), why)
 		}
-		return "", nil
+		return nil
 	}
 	r, err := push.Push(ctx, push.Options{
 		Dir:            p.cfg.WorkingDirectory,
@@ -129,22 +119,22 @@ func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, l
 	switch {
 	case errors.As(err, &moved):
 		if ok { // a failed or cancelled run keeps saying so
-			o.Status = statusBranchMoved
+			o.Status = report.StatusBranchMoved
 		}
-		return "", err
+		return err
 	case err != nil:
-		return "", err
+		return err
 	case r.Skipped != "":
 		log.Status("Not pushed: %s", r.Skipped)
 	default:
 		log.Status("Pushed %s (%s)", o.Branch, gitref.ShortSHA(r.SHA))
 	}
 	if !p.cfg.GitHub.OpenPR || !ok {
-		return "", nil
+		return nil
 	}
-	pr, created, err := p.upsertPR(ctx, *o, res)
+	pr, created, err := p.upsertPR(ctx, *o)
 	if err != nil {
-		return "", err
+		return err
 	}
 	o.PRNumber, o.PRURL = pr.Number, pr.URL
 	verb := "Updated"
@@ -153,16 +143,16 @@ func (p *plan) publish(ctx context.Context, o *report.Outputs, res run.Result, l
 	}
 	switch {
 	case pr.DraftRefused:
-		prNote = "opened ready for review, since this repository does not support draft pull requests"
+		o.PRNote = "opened ready for review, since this repository does not support draft pull requests"
 	case pr.Adopted:
-		prNote = "opened by someone else from this branch; their title and description are kept"
+		o.PRNote = "opened by someone else from this branch; their title and description are kept"
 	}
-	if prNote != "" {
-		log.Status("%s pull request #%d (%s): %s", verb, pr.Number, prNote, pr.URL)
+	if o.PRNote != "" {
+		log.Status("%s pull request #%d (%s): %s", verb, pr.Number, o.PRNote, pr.URL)
 	} else {
 		log.Status("%s pull request #%d: %s", verb, pr.Number, pr.URL)
 	}
-	return prNote, nil
+	return nil
 }
 
 // recoveryBranch names the branch that takes the commits when branch moved on the remote, or
@@ -186,15 +176,15 @@ func (p *plan) runTag() string {
 	return time.Now().UTC().Format("20060102-150405")
 }
 
-func (p *plan) upsertPR(ctx context.Context, o report.Outputs, res run.Result) (githubapi.PR, bool, error) {
+func (p *plan) upsertPR(ctx context.Context, o report.Outcome) (githubapi.PR, bool, error) {
 	base := p.prBase(o.Branch)
 	if base == "" {
 		return githubapi.PR{}, false, fmt.Errorf("input %q: no branch to merge %s into: the run started on it (or on a detached HEAD) and no pull request names a base; set pr-base", inputs.InputPRBase, o.Branch)
 	}
-	vals := p.prValues(o, res, base)
+	vals := p.prValues(o, base)
 	onlySubject := ""
-	if len(res.Commits) == 1 {
-		onlySubject = res.Commits[0].Subject
+	if len(o.Commits) == 1 {
+		onlySubject = o.Commits[0].Subject
 	}
 	title, body, err := renderPR(p.cfg.GitHub, vals, onlySubject)
 	if err != nil {
@@ -236,22 +226,25 @@ func (p *plan) prBase(branch string) string {
 }
 
 // prValues are the keys pr-title and pr-body may use.
-func (p *plan) prValues(o report.Outputs, res run.Result, base string) map[string]string {
+func (p *plan) prValues(o report.Outcome, base string) map[string]string {
 	vals := p.gh.eventArgs()
 	if vals == nil {
 		vals = map[string]string{}
 	}
 	var commits strings.Builder
-	for _, c := range res.Commits {
+	for _, c := range o.Commits {
 		fmt.Fprintf(&commits, "- %s %s\n", gitref.ShortSHA(c.SHA), c.Subject)
 	}
 	vals["BRANCH"] = o.Branch
 	vals["BASE"] = base
 	vals["COMMITS"] = strings.TrimRight(commits.String(), "\n")
-	vals["COMMIT_COUNT"] = strconv.Itoa(len(res.Commits))
-	vals["SUMMARY"] = summaryText(res.Final, p.cfg.CompletionSignals)
-	vals["OUTPUT"] = o.Output
-	vals["STATUS"] = o.Status
+	vals["COMMIT_COUNT"] = strconv.Itoa(len(o.Commits))
+	vals["SUMMARY"] = o.Final
+	vals["OUTPUT"] = ""
+	if o.Output != nil {
+		vals["OUTPUT"] = o.Output.Text
+	}
+	vals["STATUS"] = string(o.Status)
 	return vals
 }
 

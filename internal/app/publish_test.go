@@ -8,20 +8,20 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/githubapi"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
-	"github.com/sandcastle-action/sandcastle/internal/run"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 func TestPushDecision(t *testing.T) {
-	commits := report.Outputs{Commits: []string{"c1"}, Branch: "work"}
+	commits := report.Outcome{Commits: []gitref.Commit{{SHA: "c1"}}, Branch: "work"}
 	tests := []struct {
 		name     string
 		push     inputs.PushMode
 		strategy inputs.BranchStrategy
 		actions  bool
-		o        report.Outputs
+		o        report.Outcome
 		want     inputs.PushMode
 	}{
 		{"auto_branch_in_actions", inputs.PushAuto, inputs.StrategyBranch, true, commits, "auto"},
@@ -30,8 +30,8 @@ func TestPushDecision(t *testing.T) {
 		{"lease_head", inputs.PushLease, inputs.StrategyHead, true, commits, "lease"},
 		{"force_head_on_the_cli", inputs.PushForce, inputs.StrategyHead, false, commits, "force"},
 		{"none", inputs.PushNone, inputs.StrategyBranch, true, commits, ""},
-		{"no_commits", inputs.PushForce, inputs.StrategyBranch, true, report.Outputs{Branch: "work"}, ""},
-		{"detached", inputs.PushLease, inputs.StrategyHead, true, report.Outputs{Commits: []string{"c1"}}, ""},
+		{"no_commits", inputs.PushForce, inputs.StrategyBranch, true, report.Outcome{Branch: "work"}, ""},
+		{"detached", inputs.PushLease, inputs.StrategyHead, true, report.Outcome{Commits: []gitref.Commit{{SHA: "c1"}}}, ""},
 		{"merge_to_head", inputs.PushForce, inputs.StrategyMergeToHead, true, commits, ""},
 	}
 	for _, tt := range tests {
@@ -187,7 +187,7 @@ func TestOpenLinkedPRsLeavesOutARunsOwn(t *testing.T) {
 // the keys it gets after it.
 func TestPRValuesHaveTheCheckedKeys(t *testing.T) {
 	p := &plan{gh: &hub{}}
-	got := slices.Sorted(maps.Keys(p.prValues(report.Outputs{}, run.Result{}, "main")))
+	got := slices.Sorted(maps.Keys(p.prValues(report.Outcome{}, "main")))
 	if want := slices.Sorted(slices.Values(prRunKeys())); !slices.Equal(got, want) {
 		t.Errorf("prValues keys = %q, want prRunKeys %q", got, want)
 	}

@@ -41,7 +41,7 @@ func secretLog(actions bool) (l *Log, file, console *bytes.Buffer) {
 	file, console = &bytes.Buffer{}, &bytes.Buffer{}
 	red := &Redactor{}
 	red.Add("sk-secret")
-	l = NewLog(file, console, red, actions)
+	l = NewConsole(console, red, actions).NewLog(file, nil)
 	l.now = fixedClock
 	return l, file, console
 }
@@ -82,7 +82,7 @@ func TestLogFileAndConsole(t *testing.T) {
 
 func TestLogFencesAgentOutputInActions(t *testing.T) {
 	var console bytes.Buffer
-	l := NewLog(nil, &console, nil, true)
+	l := NewConsole(&console, nil, true).NewLog(nil, nil)
 	l.BeginAgent()
 	l.AgentText("::set-env name=X::pwned\n")
 	l.ToolCall("Bash", "echo ::error::fake")
@@ -108,7 +108,7 @@ func TestLogFencesAgentOutputInActions(t *testing.T) {
 
 func TestLogFreshTokenPerFence(t *testing.T) {
 	var console bytes.Buffer
-	l := NewLog(nil, &console, nil, true)
+	l := NewConsole(&console, nil, true).NewLog(nil, nil)
 	for range 2 {
 		l.BeginAgent()
 		l.AgentText("x\n")
@@ -127,7 +127,7 @@ func TestLogFreshTokenPerFence(t *testing.T) {
 
 func TestLogAgentTextOutsideSectionIsFenced(t *testing.T) {
 	var console bytes.Buffer
-	l := NewLog(nil, &console, nil, true)
+	l := NewConsole(&console, nil, true).NewLog(nil, nil)
 	l.AgentText("::error::x\n")
 	l.EndAgent()
 	if got := runnerCommands(console.String()); len(got) != 0 {
@@ -140,7 +140,7 @@ func TestLogAgentTextOutsideSectionIsFenced(t *testing.T) {
 
 func TestLogStatusCannotIssueCommands(t *testing.T) {
 	var console bytes.Buffer
-	l := NewLog(nil, &console, nil, true)
+	l := NewConsole(&console, nil, true).NewLog(nil, nil)
 	l.Status("merge failed:\n::error::from a branch name\n  ##[warning]x")
 	if got := runnerCommands(console.String()); len(got) != 0 {
 		t.Errorf("runner would act on %q:\n%s", got, console.String())
@@ -152,35 +152,12 @@ func TestLogStatusCannotIssueCommands(t *testing.T) {
 
 func TestLogNoFencesOutsideActions(t *testing.T) {
 	var console bytes.Buffer
-	l := NewLog(nil, &console, nil, false)
+	l := NewConsole(&console, nil, false).NewLog(nil, nil)
 	l.BeginAgent()
 	l.AgentText("::error::x")
 	l.EndAgent()
 	if got, want := console.String(), "::error::x\n"; got != want {
 		t.Errorf("console = %q, want %q", got, want)
-	}
-}
-
-func TestReporterCommandsLiveInsideAgentFence(t *testing.T) {
-	var stdout bytes.Buffer
-	r := New(&stdout, env(map[string]string{"GITHUB_ACTIONS": "true"}))
-	l := r.NewLog(nil)
-	l.BeginAgent()
-	l.AgentText("thinking ::warning::fake")
-	r.Warning("agent idle for 60s")
-	r.Mask("new-secret")
-	end := r.Group("g")
-	l.AgentText("\n::error::fake new-secret\n")
-	end()
-	l.EndAgent()
-
-	got := runnerCommands(stdout.String())
-	want := []string{"::warning::agent idle for 60s", "::add-mask::new-secret", "::group::g", "::endgroup::"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("live commands = %q, want %q\nconsole:\n%s", got, want, stdout.String())
-	}
-	if strings.Contains(strings.ReplaceAll(stdout.String(), "::add-mask::new-secret", ""), "new-secret") {
-		t.Errorf("secret printed unredacted:\n%s", stdout.String())
 	}
 }
 
@@ -194,7 +171,7 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 func TestLogFileErrorIsRemembered(t *testing.T) {
 	file := &failingWriter{}
 	var console bytes.Buffer
-	l := NewLog(file, &console, nil, false)
+	l := NewConsole(&console, nil, false).NewLog(file, nil)
 	l.now = fixedClock
 	l.Status("one")
 	l.AgentText("two")
@@ -213,7 +190,7 @@ func TestLogFileErrorIsRemembered(t *testing.T) {
 
 func TestLogConcurrentWriters(t *testing.T) {
 	var file, console bytes.Buffer
-	l := NewLog(&file, &console, nil, true)
+	l := NewConsole(&console, nil, true).NewLog(&file, nil)
 	l.now = fixedClock
 	var wg sync.WaitGroup
 	for range 4 {

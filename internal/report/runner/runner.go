@@ -1,4 +1,4 @@
-package report
+package runner
 
 import (
 	"crypto/rand"
@@ -10,14 +10,16 @@ import (
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/sandcastle-action/sandcastle/internal/report"
 )
 
 // Reporter talks to the Actions runtime, or to a terminal when not in Actions.
 type Reporter struct {
 	getenv  func(string) string
 	actions bool
-	red     *Redactor
-	con     *console
+	red     *report.Redactor
+	con     *report.Console
 	gha     *githubactions.Action // everything it writes is redacted
 	masker  *githubactions.Action // add-mask only: the secret must reach the runner as is
 }
@@ -25,9 +27,9 @@ type Reporter struct {
 // New returns a Reporter writing workflow commands to stdout and environment files named by
 // getenv.
 func New(stdout io.Writer, getenv func(string) string) *Reporter {
-	red := &Redactor{}
+	red := &report.Redactor{}
 	actions := getenv("GITHUB_ACTIONS") == "true"
-	con := newConsole(stdout, red, actions)
+	con := report.NewConsole(stdout, red, actions)
 	env := githubactions.WithGetenv(getenv)
 	return &Reporter{
 		getenv:  getenv,
@@ -39,22 +41,16 @@ func New(stdout io.Writer, getenv func(string) string) *Reporter {
 	}
 }
 
-// InActions reports whether the process runs as a GitHub Actions step.
-func (r *Reporter) InActions() bool { return r.actions }
-
 // Redactor is the Reporter's redactor, for sharing with other writers.
-func (r *Reporter) Redactor() *Redactor { return r.red }
+func (r *Reporter) Redactor() *report.Redactor { return r.red }
 
 // NewLog returns a run log sharing the Reporter's console, redactor and fences, so the
-// Reporter's own commands stay live while agent output is fenced.
-func (r *Reporter) NewLog(file io.Writer) *Log {
-	l := newLog(file, r.con, r.red)
-	l.warn = r.Warning
-	return l
-}
+// Reporter's own commands stay live while agent output is fenced. Its warnings are the
+// Reporter's.
+func (r *Reporter) NewLog(file io.Writer) *report.Log { return r.con.NewLog(file, r.Warning) }
 
-// SetOutputs writes every output to GITHUB_OUTPUT; outside Actions it prints them.
-func (r *Reporter) SetOutputs(o Outputs) error {
+// SetOutputs writes every output of o to GITHUB_OUTPUT; outside Actions it prints them.
+func (r *Reporter) SetOutputs(o report.Outcome) error {
 	pairs := o.Pairs()
 	for i, p := range pairs {
 		pairs[i][1] = r.red.Redact(p[1])
@@ -65,7 +61,7 @@ func (r *Reporter) SetOutputs(o Outputs) error {
 		for _, p := range pairs {
 			fmt.Fprintf(&b, "  %s=%s\n", p[0], p[1])
 		}
-		r.con.line(b.String())
+		r.con.Line(b.String())
 		return nil
 	}
 	path := r.getenv("GITHUB_OUTPUT")
@@ -128,11 +124,11 @@ func (r *Reporter) Summary(markdown string) (err error) {
 // runner's log too. The runner is also given each line of a multi-line secret, since it masks
 // line by line, and the secret's JSON string form. Values under 4 characters are ignored.
 func (r *Reporter) Mask(secret string) {
-	r.red.Add(secret)
+	forms := r.red.Add(secret)
 	if !r.actions {
 		return
 	}
-	for _, v := range variants(secret) {
+	for _, v := range forms {
 		r.masker.AddMask(v)
 	}
 }
@@ -140,7 +136,7 @@ func (r *Reporter) Mask(secret string) {
 // Group starts a collapsible section of the log; call end once to close it.
 func (r *Reporter) Group(title string) (end func()) {
 	if !r.actions {
-		r.con.line("== " + title)
+		r.con.Line("== " + title)
 		return func() {}
 	}
 	r.gha.Group(title)
@@ -154,11 +150,11 @@ func (r *Reporter) Warning(msg string) { r.annotate("warning", msg, r.gha.Warnin
 func (r *Reporter) Error(msg string) { r.annotate("error", msg, r.gha.Errorf) }
 
 // Info writes msg as a plain line of the log: something worth seeing, nothing to act on.
-func (r *Reporter) Info(msg string) { r.con.line(msg) }
+func (r *Reporter) Info(msg string) { r.con.Line(msg) }
 
 func (r *Reporter) annotate(level, msg string, issue func(string, ...any)) {
 	if !r.actions {
-		r.con.line(level + ": " + msg)
+		r.con.Line(level + ": " + msg)
 		return
 	}
 	issue("%s", msg)
@@ -175,4 +171,15 @@ func recoverInto(err *error, op string) {
 		return
 	}
 	*err = fmt.Errorf("%s: %v", op, v)
+}
+
+// commandWriter hands the SDK's command lines to the console.
+type commandWriter struct {
+	c      *report.Console
+	redact bool
+}
+
+func (w commandWriter) Write(p []byte) (int, error) {
+	w.c.Command(string(p), w.redact)
+	return len(p), nil
 }

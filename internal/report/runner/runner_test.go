@@ -1,4 +1,4 @@
-package report
+package runner
 
 import (
 	"bufio"
@@ -7,6 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
+	"github.com/sandcastle-action/sandcastle/internal/report"
+	"github.com/sandcastle-action/sandcastle/internal/structured"
 )
 
 // env is a fake environment.
@@ -63,14 +68,13 @@ func TestSetOutputsInActions(t *testing.T) {
 	getenv, outputFile, _ := actionsEnv(t)
 	var stdout bytes.Buffer
 	r := New(&stdout, getenv)
-	o := Outputs{
-		Status:           "success",
-		Iterations:       2,
-		CompletionSignal: "<promise>\nCOMPLETE</promise>",
-		Commits:          []string{"a1", "b2"},
-		Output:           `{"a":"x=y"}`,
-		CostUSD:          0.5,
-		CostKnown:        true,
+	o := report.Outcome{
+		Status:     "success",
+		Iterations: []report.Iteration{{Number: 1}, {Number: 2}},
+		Signal:     "<promise>\nCOMPLETE</promise>",
+		Commits:    []gitref.Commit{{SHA: "a1"}, {SHA: "b2"}},
+		Output:     &structured.Value{JSON: []byte(`{"a":"x=y"}`), Text: `{"a":"x=y"}`},
+		Usage:      agent.Usage{CostUSD: 0.5},
 	}
 	if err := r.SetOutputs(o); err != nil {
 		t.Fatalf("SetOutputs: %v", err)
@@ -93,7 +97,7 @@ func TestSetOutputsRedacts(t *testing.T) {
 	getenv, outputFile, _ := actionsEnv(t)
 	r := New(&bytes.Buffer{}, getenv)
 	r.Mask("tok-12345")
-	if err := r.SetOutputs(Outputs{Output: `{"leak":"tok-12345"}`, Branch: "b-tok-12345"}); err != nil {
+	if err := r.SetOutputs(report.Outcome{Output: &structured.Value{Text: `{"leak":"tok-12345"}`}, Branch: "b-tok-12345"}); err != nil {
 		t.Fatalf("SetOutputs: %v", err)
 	}
 	got := readOutputs(t, outputFile)
@@ -109,7 +113,7 @@ func TestSetOutputsDelimiterInjection(t *testing.T) {
 	getenv, outputFile, _ := actionsEnv(t)
 	r := New(&bytes.Buffer{}, getenv)
 	forged := "x\n_GitHubActionsFileCommandDelimeter_\nstatus<<EOF\nforged\nEOF\nghadelimiter_0123\n"
-	if err := r.SetOutputs(Outputs{Status: "success", Output: forged}); err != nil {
+	if err := r.SetOutputs(report.Outcome{Status: "success", Output: &structured.Value{Text: forged}}); err != nil {
 		t.Fatalf("SetOutputs: %v", err)
 	}
 	got := readOutputs(t, outputFile)
@@ -123,8 +127,8 @@ func TestSetOutputsDelimiterInjection(t *testing.T) {
 			delims[d] = true
 		}
 	}
-	if len(delims) != len((Outputs{}).Pairs()) {
-		t.Errorf("%d distinct delimiters for %d outputs", len(delims), len((Outputs{}).Pairs()))
+	if len(delims) != len((report.Outcome{}).Pairs()) {
+		t.Errorf("%d distinct delimiters for %d outputs", len(delims), len((report.Outcome{}).Pairs()))
 	}
 }
 
@@ -141,7 +145,7 @@ func TestSetOutputsFileErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := New(&bytes.Buffer{}, env(map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": tt.file(t)}))
-			err := r.SetOutputs(Outputs{Status: "success"})
+			err := r.SetOutputs(report.Outcome{Status: "success"})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("SetOutputs error = %v, want one containing %q", err, tt.want)
 			}
@@ -153,7 +157,7 @@ func TestSetOutputsOutsideActions(t *testing.T) {
 	var stdout bytes.Buffer
 	r := New(&stdout, env(map[string]string{"GITHUB_OUTPUT": filepath.Join(t.TempDir(), "out")}))
 	r.Mask("hidden-value")
-	if err := r.SetOutputs(Outputs{Status: "success", Commits: []string{"abc"}, SessionID: "hidden-value"}); err != nil {
+	if err := r.SetOutputs(report.Outcome{Status: "success", Commits: []gitref.Commit{{SHA: "abc"}}, SessionID: "hidden-value"}); err != nil {
 		t.Fatalf("SetOutputs: %v", err)
 	}
 	got := stdout.String()
@@ -258,9 +262,6 @@ func TestAnnotationsAndGroups(t *testing.T) {
 			}
 			var stdout bytes.Buffer
 			r := New(&stdout, env(vars))
-			if got, want := r.InActions(), tt.actions; got != want {
-				t.Errorf("InActions() = %v, want %v", got, want)
-			}
 			end := r.Group("Iteration 1")
 			r.Info("n")
 			r.Warning("w\nsecond")
@@ -301,13 +302,74 @@ func FuzzSetOutputsValue(f *testing.F) {
 			t.Skip() // the runner's line reading, which readOutputs mimics, treats \r apart
 		}
 		getenv, outputFile, _ := actionsEnv(t)
-		if err := New(&bytes.Buffer{}, getenv).SetOutputs(Outputs{Status: "success", Output: value, Branch: value}); err != nil {
+		if err := New(&bytes.Buffer{}, getenv).SetOutputs(report.Outcome{Status: "success", Output: &structured.Value{Text: value}, Branch: value}); err != nil {
 			t.Fatalf("SetOutputs: %v", err)
 		}
 		got := readOutputs(t, outputFile)
-		if got["status"] != "success" || got["output"] != value || got["branch"] != value || len(got) != len((Outputs{}).Pairs()) {
+		if got["status"] != "success" || got["output"] != value || got["branch"] != value || len(got) != len((report.Outcome{}).Pairs()) {
 			t.Errorf("read back status %q, output %q, branch %q, %d outputs; want success, the value twice, %d outputs",
-				got["status"], got["output"], got["branch"], len(got), len((Outputs{}).Pairs()))
+				got["status"], got["output"], got["branch"], len(got), len((report.Outcome{}).Pairs()))
 		}
 	})
+}
+
+// runnerCommands returns the workflow commands the Actions runner would act on in out,
+// honouring ::stop-commands:: fences the way the runner does.
+func runnerCommands(out string) []string {
+	var live []string
+	stop := ""
+	for line := range strings.Lines(out) {
+		line = strings.TrimRight(line, "\r\n")
+		if stop != "" {
+			if line == "::"+stop+"::" {
+				stop = ""
+			}
+			continue
+		}
+		t := strings.TrimLeft(line, " \t")
+		if token, ok := strings.CutPrefix(t, "::stop-commands::"); ok {
+			stop = token
+			continue
+		}
+		if strings.HasPrefix(t, "::") || strings.HasPrefix(t, "##[") {
+			live = append(live, t)
+		}
+	}
+	return live
+}
+
+func TestReporterCommandsLiveInsideAgentFence(t *testing.T) {
+	var stdout bytes.Buffer
+	r := New(&stdout, env(map[string]string{"GITHUB_ACTIONS": "true"}))
+	l := r.NewLog(nil)
+	l.BeginAgent()
+	l.AgentText("thinking ::warning::fake")
+	r.Warning("agent idle for 60s")
+	r.Mask("new-secret")
+	end := r.Group("g")
+	l.AgentText("\n::error::fake new-secret\n")
+	end()
+	l.EndAgent()
+
+	got := runnerCommands(stdout.String())
+	want := []string{"::warning::agent idle for 60s", "::add-mask::new-secret", "::group::g", "::endgroup::"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("live commands = %q, want %q\nconsole:\n%s", got, want, stdout.String())
+	}
+	if strings.Contains(strings.ReplaceAll(stdout.String(), "::add-mask::new-secret", ""), "new-secret") {
+		t.Errorf("secret printed unredacted:\n%s", stdout.String())
+	}
+}
+
+func TestLoggerWarnsAndTells(t *testing.T) {
+	var stdout bytes.Buffer
+	r := New(&stdout, env(map[string]string{"GITHUB_ACTIONS": "true"}))
+	log := r.Logger().With("ignored", "attr").WithGroup("g")
+	log.Debug("not shown")
+	log.Info("created worktree", "path", "/w")
+	log.Warn("could not prune", "err", "busy")
+	want := "created worktree path=/w\n::warning::could not prune err=busy\n"
+	if got := stdout.String(); got != want {
+		t.Errorf("log = %q, want %q", got, want)
+	}
 }
