@@ -41,7 +41,7 @@ func TestBadInput(t *testing.T) {
 		{"dash_branch_name", []string{"--prompt", "hi", "--branch-strategy", "branch", "--branch", "-f"}, nil, []string{`"branch"`}, nil},
 		{"copy_with_head", []string{"--prompt", "hi", "--copy-to-worktree", ".env"}, nil, []string{`"copy-to-worktree"`, "head"}, nil},
 		{"copy_escaping_repo", []string{"--prompt", "hi", "--branch-strategy", "merge-to-head", "--copy-to-worktree", "../secrets"}, nil, []string{`"copy-to-worktree"`}, nil},
-		{"schema_does_not_compile", []string{"--prompt", "<result>", "--output-tag", "result", "--output-schema", `{"type": 5}`}, nil, []string{`"output-schema"`}, nil},
+		{"schema_does_not_compile", []string{"--prompt", "<result>", "--output-tag", "result", "--output-schema", `{"type": 5}`}, nil, []string{`input "output-schema": not a valid JSON Schema`}, []string{`"output-schema": input`}},
 		{"schema_not_json", []string{"--prompt", "<result>", "--output-tag", "result", "--output-schema", `{"type": `}, nil, []string{`"output-schema"`}, nil},
 		{"schema_file_missing", []string{"--prompt", "<result>", "--output-tag", "result", "--output-schema", "schema.json"}, nil, []string{`"output-schema"`, "schema.json"}, nil},
 		{"output_with_iterations", []string{"--prompt", "<result>", "--output-tag", "result", "--max-iterations", "2"}, nil, []string{`"output-tag"`, "max-iterations"}, nil},

@@ -40,7 +40,7 @@ func (p *plan) startDocker(ctx context.Context, ws *workspace.Workspace, top str
 	d := p.cfg.Docker
 	engine, err := docker.New(ctx)
 	if err != nil {
-		return nil, false, fmt.Errorf("input \"sandbox\": %w; or use sandbox: none", err)
+		return nil, false, &inputs.RuntimeError{Input: inputs.InputSandbox, Err: fmt.Errorf("%w; or use sandbox: none", err)}
 	}
 	hostPath, err := hostPaths(ctx, engine)
 	if err != nil {
@@ -199,7 +199,7 @@ func hostPaths(ctx context.Context, engine *docker.Engine) (func(string) (string
 		if hp, ok := self.HostPath(p); ok {
 			return hp, nil
 		}
-		return "", fmt.Errorf("input \"sandbox-sync\": %s is not on a mount of this container (%.12s), so a sibling sandbox cannot see it; mount it into the job's container, or use sandbox-sync: copy", p, self.ID)
+		return "", &inputs.RuntimeError{Input: inputs.InputSandboxSync, Err: fmt.Errorf("%s is not on a mount of this container (%.12s), so a sibling sandbox cannot see it; mount it into the job's container, or use sandbox-sync: copy", p, self.ID)}
 	}, nil
 }
 

@@ -835,11 +835,11 @@ func openLog(cfg inputs.Config, ws *workspace.Workspace, top string) (string, io
 	}
 	// Not a Problem: the run has started, so exit code 2, "nothing was written", would be untrue.
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", nil, fmt.Errorf("input %q: %w", inputs.InputLogFile, err)
+		return "", nil, &inputs.RuntimeError{Input: inputs.InputLogFile, Err: err}
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
-		return "", nil, fmt.Errorf("input %q: %w", inputs.InputLogFile, err)
+		return "", nil, &inputs.RuntimeError{Input: inputs.InputLogFile, Err: err}
 	}
 	return path, f, nil
 }

@@ -179,7 +179,7 @@ func (p *plan) runTag() string {
 func (p *plan) upsertPR(ctx context.Context, o report.Outcome) (githubapi.PR, bool, error) {
 	base := p.prBase(o.Branch)
 	if base == "" {
-		return githubapi.PR{}, false, fmt.Errorf("input %q: no branch to merge %s into: the run started on it (or on a detached HEAD) and no pull request names a base; set pr-base", inputs.InputPRBase, o.Branch)
+		return githubapi.PR{}, false, &inputs.RuntimeError{Input: inputs.InputPRBase, Err: fmt.Errorf("no branch to merge %s into: the run started on it (or on a detached HEAD) and no pull request names a base; set pr-base", o.Branch)}
 	}
 	vals := p.prValues(o, base)
 	onlySubject := ""

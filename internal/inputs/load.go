@@ -65,6 +65,18 @@ func (p *Problem) Error() string {
 	return fmt.Sprintf("input %q: %s", p.Input, p.Message)
 }
 
+// RuntimeError is an input that proved unusable once the run had started: a log file that
+// cannot be created, a Docker daemon that cannot be reached. It names the input as a Problem
+// does, but something was already done, so it is a failed run, not bad input.
+type RuntimeError struct {
+	Input string // the input's name
+	Err   error  // what went wrong, and what to change
+}
+
+func (e *RuntimeError) Error() string { return fmt.Sprintf("input %q: %v", e.Input, e.Err) }
+
+func (e *RuntimeError) Unwrap() error { return e.Err }
+
 // builtinPromptArgs are filled in by the run itself and so cannot be prompt-args keys.
 var builtinPromptArgs = []string{"SOURCE_BRANCH", "TARGET_BRANCH"}
 
