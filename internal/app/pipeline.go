@@ -43,16 +43,21 @@ func afterRun(ctx context.Context, d time.Duration) (context.Context, context.Ca
 
 // plan is a validated run, ready to start.
 type plan struct {
-	cfg     inputs.Config
-	tmpl    *prompt.Template // the prompt file, parsed; nil for an inline prompt
-	agent   agent.Provider
-	output  *structured.Spec
-	env     agentEnv
-	gitEnv  []string
-	home    string // the user's HOME, where agent sessions are saved
-	console io.Writer
-	gh      *hub
-	red     *report.Redactor // the Reporter's, set by run
+	cfg inputs.Config
+	// names are the branches the run works on and starts from, as the workspace will have them.
+	names *workspace.Workspace
+	// prompt is the prompt, rendered once, when the branches are known: in preflight.
+	prompt *prompt.Prompt
+	// promptWarnings name the prompt-args keys the prompt does not use.
+	promptWarnings []string
+	agent          agent.Provider
+	output         *structured.Spec
+	env            agentEnv
+	gitEnv         []string
+	home           string // the user's HOME, where agent sessions are saved
+	console        io.Writer
+	gh             *hub
+	red            *report.Redactor // the Reporter's, set by run
 	// startBranch is the checkout's branch when the run started; "" when detached.
 	startBranch string
 	// cleanup bounds each step once the run is over (finishing the workspace, the comment and
@@ -169,15 +174,13 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 		}
 		p.output = spec
 	}
-	// Parse the prompt file once, and render it now with stand-in branch names, so a command
+	// The prompt is parsed and rendered once, now that the branches are known, so a command
 	// that does not close, a missing {{KEY}}, a value no command can take or a missing output
-	// tag fails before a worktree exists; the real names are filled in once the workspace knows
-	// them.
-	if err := p.parsePrompt(); err != nil {
-		errs = append(errs, err)
-	} else if pr, _, err := p.prompt("SOURCE_BRANCH", "TARGET_BRANCH", eventArgs); err != nil {
+	// tag fails before a worktree exists.
+	if pr, err := p.renderPrompt(eventArgs); err != nil {
 		errs = append(errs, err)
 	} else {
+		p.prompt = pr
 		if o := cfg.Output; o != nil && !strings.Contains(pr.Text(), "<"+o.Tag+">") {
 			errs = append(errs, &inputs.Problem{Input: inputs.InputOutputTag, Message: fmt.Sprintf("the prompt never mentions <%s>; tell the agent to answer inside <%s>...</%s>", o.Tag, o.Tag, o.Tag)})
 		}
@@ -236,10 +239,12 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 // a missing repository points at the checkout step the workflow may lack.
 func (p *plan) checkRepository(ctx context.Context, actions bool) error {
 	cfg := p.cfg
-	err := workspace.Check(ctx, p.gitEnv, workspace.Options{
+	var err error
+	p.names, err = workspace.Preview(ctx, p.gitEnv, workspace.Options{
 		RepoDir:   cfg.WorkingDirectory,
 		Strategy:  cfg.BranchStrategy,
 		Branch:    cfg.Branch,
+		Name:      cfg.Name,
 		GitConfig: p.gitConfig(),
 	})
 	var ce *workspace.CheckError
@@ -349,10 +354,12 @@ func standIns(keys []string) map[string]string {
 	return vals
 }
 
-// parsePrompt parses a prompt file into p.tmpl; each problem names the file and the line.
-func (p *plan) parsePrompt() error {
+// renderPrompt is the prompt for the run's branches: an inline prompt as it is, a prompt file
+// parsed and filled with prompt.Values. Each problem names the file and the line. It notes
+// each prompt-args key the file does not use in p.promptWarnings.
+func (p *plan) renderPrompt(eventArgs map[string]string) (*prompt.Prompt, error) {
 	if p.cfg.PromptFile == "" {
-		return nil
+		return prompt.Inline(p.cfg.Prompt), nil
 	}
 	tmpl, err := prompt.Parse(p.cfg.Prompt)
 	if err != nil {
@@ -360,45 +367,32 @@ func (p *plan) parsePrompt() error {
 		for _, e := range unjoin(err) {
 			errs = append(errs, &inputs.Problem{Input: inputs.InputPromptFile, Message: p.cfg.PromptFile + ": " + e.Error()})
 		}
-		return errors.Join(errs...)
+		return nil, errors.Join(errs...)
 	}
-	p.tmpl = tmpl
-	return nil
-}
-
-// prompt renders the prompt for the run's branches: an inline prompt as it is, a prompt file
-// with the values of prompt-args, the branches and the event's built-ins (ISSUE_TITLE, ...),
-// which a prompt-args key of the same name replaces, so a workflow that passes them itself
-// keeps working. It warns of each prompt-args key the file does not use.
-func (p *plan) prompt(source, target string, eventArgs map[string]string) (*prompt.Prompt, []string, error) {
-	if p.tmpl == nil {
-		return prompt.Inline(p.cfg.Prompt), nil, nil
+	var source, target string
+	if p.names != nil {
+		source, target = p.names.Source, p.names.Target
 	}
-	values := map[string]string{"SOURCE_BRANCH": source, "TARGET_BRANCH": target}
-	maps.Copy(values, eventArgs)
-	maps.Copy(values, p.cfg.PromptArgs)
-	pr, err := p.tmpl.Render(values)
+	values := prompt.Values(source, target, eventArgs, p.cfg.PromptArgs)
+	pr, err := tmpl.Render(values)
 	if err != nil {
-		return nil, nil, p.promptProblems(err, values)
+		return nil, p.promptProblems(err, values)
 	}
-	used := p.tmpl.Keys()
-	var warnings []string
+	used := tmpl.Keys()
 	for _, k := range slices.Sorted(maps.Keys(p.cfg.PromptArgs)) {
 		if !slices.Contains(used, k) {
-			warnings = append(warnings, fmt.Sprintf("prompt-args: %q is not used by the prompt", k))
+			p.promptWarnings = append(p.promptWarnings, fmt.Sprintf("prompt-args: %q is not used by the prompt", k))
 		}
 	}
-	return pr, warnings, nil
+	return pr, nil
 }
 
-// promptFor renders the prompt for the workspace's branches, logging each prompt-args key it
-// does not use.
-func (p *plan) promptFor(ws *workspace.Workspace, log *report.Log) (*prompt.Prompt, error) {
-	pr, warnings, err := p.prompt(ws.Source, ws.Target, p.gh.eventArgs())
-	for _, w := range warnings {
+// promptFor is the rendered prompt, after logging each prompt-args key it does not use.
+func (p *plan) promptFor(log *report.Log) *prompt.Prompt {
+	for _, w := range p.promptWarnings {
 		log.Warning("%s", w)
 	}
-	return pr, err
+	return p.prompt
 }
 
 // promptProblems words Render's error as input problems: the file's, or prompt-args' when the
@@ -512,6 +506,7 @@ func (p *plan) work(ctx context.Context, rep *runner.Reporter, prog *progress) (
 		Strategy:       cfg.BranchStrategy,
 		Branch:         cfg.Branch,
 		Name:           cfg.Name,
+		TempBranch:     p.names.Source,
 		CopyToWorktree: cfg.CopyToWorktree,
 		GitConfig:      p.gitConfig(),
 		Fetch:          p.gh.fetch(cfg.WorkingDirectory, p.gitEnv, p.gitConfig()),
@@ -634,10 +629,7 @@ func (p *plan) work(ctx context.Context, rep *runner.Reporter, prog *progress) (
 // were put back.
 func (p *plan) loop(ctx context.Context, ws *workspace.Workspace, top string, log *report.Log, progress func(run.Progress)) (base string, res run.Result, restored []string, err error) {
 	cfg := p.cfg
-	pr, err := p.promptFor(ws, log)
-	if err != nil {
-		return "", res, nil, err
-	}
+	pr := p.promptFor(log)
 	vars, err := p.agentVars(ctx, ws)
 	if err != nil {
 		return "", res, nil, err

@@ -11,7 +11,6 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/run"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox/host"
-	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
 const promptUsage = `Usage: sandcastle prompt [--input value]...
@@ -43,20 +42,8 @@ func printPrompt(ctx context.Context, sys System, raw inputs.Raw, workDir string
 // would have, and stops the sandbox again.
 func (p *plan) preview(ctx context.Context, log *report.Log) (_ string, err error) {
 	cfg := p.cfg
-	ws, err := workspace.Preview(ctx, p.gitEnv, workspace.Options{
-		RepoDir:   cfg.WorkingDirectory,
-		Strategy:  cfg.BranchStrategy,
-		Branch:    cfg.Branch,
-		Name:      cfg.Name,
-		GitConfig: p.gitConfig(),
-	})
-	if err != nil {
-		return "", err
-	}
-	pr, err := p.promptFor(ws, log)
-	if err != nil {
-		return "", err
-	}
+	ws := p.names
+	pr := p.promptFor(log)
 	vars, err := p.agentVars(ctx, ws)
 	if err != nil {
 		return "", err

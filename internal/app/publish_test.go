@@ -12,6 +12,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
 func TestPushDecision(t *testing.T) {
@@ -138,11 +139,10 @@ func TestMarkerOf(t *testing.T) {
 
 func TestPromptEventArgsYieldToPromptArgs(t *testing.T) {
 	cfg := inputs.Config{PromptFile: "/p.md", Prompt: "#{{ISSUE_NUMBER}} {{ISSUE_TITLE}} on {{SOURCE_BRANCH}}", PromptArgs: map[string]string{"ISSUE_TITLE": "given", "UNUSED": "x"}}
-	p := &plan{cfg: cfg, gh: &hub{event: &event.Event{Issue: &event.Issue{Number: 7, Title: "from the event", Body: "unused"}}}}
-	if err := p.parsePrompt(); err != nil {
-		t.Fatal(err)
-	}
-	pr, warnings, err := p.prompt("work", "main", p.gh.eventArgs())
+	p := &plan{cfg: cfg, gh: &hub{event: &event.Event{Issue: &event.Issue{Number: 7, Title: "from the event", Body: "unused"}}},
+		names: &workspace.Workspace{Source: "work", Target: "main"}}
+	pr, err := p.renderPrompt(p.gh.eventArgs())
+	warnings := p.promptWarnings
 	if err != nil {
 		t.Fatalf("prompt: %v", err)
 	}

@@ -77,9 +77,6 @@ func (e *RuntimeError) Error() string { return fmt.Sprintf("input %q: %v", e.Inp
 
 func (e *RuntimeError) Unwrap() error { return e.Err }
 
-// builtinPromptArgs are filled in by the run itself and so cannot be prompt-args keys.
-var builtinPromptArgs = []string{"SOURCE_BRANCH", "TARGET_BRANCH"}
-
 var (
 	identRe     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	outputTagRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)

@@ -3,7 +3,9 @@ package workspace_test
 import (
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
@@ -48,5 +50,28 @@ func TestPreview_touches_nothing(t *testing.T) {
 	f.git(f.dir, "checkout", "-q", "--detach")
 	if _, err := workspace.Preview(t.Context(), f.env, f.opts(inputs.StrategyMergeToHead)); err == nil {
 		t.Error("Preview of merge-to-head on a detached HEAD succeeded; want the error Prepare gives")
+	}
+}
+
+// TestPrepare_works_on_the_previewed_branch: merge-to-head's temporary branch is the one the
+// preview named, so the prompt rendered with it names the branch the agent works on.
+func TestPrepare_works_on_the_previewed_branch(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	o := f.opts(inputs.StrategyMergeToHead)
+	preview, err := workspace.Preview(t.Context(), f.env, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.TempBranch = preview.Source
+	o.Now = func() time.Time { return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) } // a later time, which would name another branch
+	w := f.prepare(o)
+	if w.Source != preview.Source {
+		t.Errorf("Prepare works on %q, the preview named %q", w.Source, preview.Source)
+	}
+	f.finish(w)
+	o.TempBranch = "-x"
+	if _, err := workspace.Prepare(t.Context(), f.env, o); err == nil || !strings.Contains(err.Error(), `starts with "-"`) {
+		t.Errorf("Prepare with temporary branch -x: %v, want it refused", err)
 	}
 }

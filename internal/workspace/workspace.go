@@ -25,6 +25,9 @@ type Options struct {
 	Strategy inputs.BranchStrategy
 	Branch   string // branch strategy only: the branch the agent works on
 	Name     string // run name, part of merge-to-head branch names
+	// TempBranch is merge-to-head's temporary branch, as Preview named it (Source), so the run
+	// works on the branch its prompt was given; "" picks a new name. Other strategies ignore it.
+	TempBranch string
 	// CopyToWorktree lists paths relative to the repository, copied from the host checkout into
 	// the worktree (worktree strategies only), e.g. .env or node_modules that git does not carry.
 	CopyToWorktree []string
@@ -191,6 +194,9 @@ func Preview(ctx context.Context, env []string, o Options) (*Workspace, error) {
 func sourceBranch(o Options, target string, now func() time.Time) (string, error) {
 	switch o.Strategy {
 	case inputs.StrategyMergeToHead:
+		if o.TempBranch != "" {
+			return o.TempBranch, nil
+		}
 		suffix, err := randomHex()
 		if err != nil {
 			return "", err
@@ -224,12 +230,17 @@ func fetchOrigin(host git.Repo) func(ctx context.Context, branch string) (bool, 
 	}
 }
 
-// validate checks the one thing that reaches a command line as given: the branch name. The
-// rest of Options comes from inputs.Config, whose rules inputs.Load enforces.
+// validate checks what reaches a command line as given: the branch names. The rest of Options
+// comes from inputs.Config, whose rules inputs.Load enforces.
 func (o Options) validate() error {
 	if o.Strategy == inputs.StrategyBranch {
 		if err := gitref.Check(o.Branch); err != nil {
 			return fmt.Errorf("workspace: branch strategy: %w", err)
+		}
+	}
+	if o.Strategy == inputs.StrategyMergeToHead && o.TempBranch != "" {
+		if err := gitref.Check(o.TempBranch); err != nil {
+			return fmt.Errorf("workspace: temporary branch: %w", err)
 		}
 	}
 	return nil
