@@ -108,6 +108,10 @@ func whereKept(remote, branch, sha, recovery string, recoveryErr error) string {
 
 func (e *BranchMovedError) Unwrap() error { return e.RecoveryErr }
 
+// BranchMoved says so, for a caller that tells this error by its behaviour, without importing
+// this package: the status of the run is then branch-moved.
+func (e *BranchMovedError) BranchMoved() bool { return true }
+
 // Per-command deadlines, so a stalled network cannot hold the run forever.
 const (
 	pushTimeout  = 5 * time.Minute

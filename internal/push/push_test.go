@@ -381,7 +381,7 @@ func TestPush_branch_moved(t *testing.T) {
 
 			res, err := push.Push(t.Context(), o)
 			var moved *push.BranchMovedError
-			if !errors.As(err, &moved) {
+			if !errors.As(err, &moved) || !moved.BranchMoved() {
 				t.Fatalf("err = %v (%T), want *BranchMovedError", err, err)
 			}
 			want := push.BranchMovedError{Remote: "origin", Branch: "agent", SHA: f.agent, RemoteSHA: theirs, Recovery: "sandcastle/recovery-1"}

@@ -52,9 +52,10 @@ type Workspace struct {
 	Strategy inputs.BranchStrategy
 	Worktree bool // Dir is a worktree created or reused for this run
 
-	host git.Repo // git in the host repository's top level
-	wt   git.Repo // git in Dir
-	log  *slog.Logger
+	host   git.Repo // git in the host repository's top level
+	wt     git.Repo // git in Dir
+	log    *slog.Logger
+	config []string // Options.GitConfig, which the agent's git gets too
 
 	fetchRemote func(ctx context.Context, branch string) (bool, error)
 	start       string // merge-to-head: the commit the temporary branch started from
@@ -112,7 +113,7 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 	if fetch == nil {
 		fetch = fetchOrigin(host)
 	}
-	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, fetchRemote: fetch, log: log}
+	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, fetchRemote: fetch, log: log, config: o.GitConfig}
 	// What Prepare adds to the repository outside a worktree goes again when it fails.
 	madeDirs := missingDirs(filepath.Join(top, ".sandcastle"), managedRoot(top), lockDir(top))
 	unexclude, err := excludeManaged(gctx, host)
@@ -178,7 +179,7 @@ func Preview(ctx context.Context, env []string, o Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{Dir: c.top, Target: c.target, Strategy: o.Strategy, host: c.host, wt: c.host, log: slog.New(slog.DiscardHandler)}
+	w := &Workspace{Dir: c.top, Target: c.target, Strategy: o.Strategy, host: c.host, wt: c.host, log: slog.New(slog.DiscardHandler), config: o.GitConfig}
 	now := o.Now
 	if now == nil {
 		now = time.Now
