@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/launch"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
@@ -32,7 +33,7 @@ func newDockerAction(t *testing.T, steps ...testkit.Step) *action {
 		t.Skip("needs root to give the checkout to another user, as the runner does")
 	}
 	a := newAction(t, steps...)
-	for k, v := range a.model.Env(sandboxHome) {
+	for k, v := range a.model.Env(launch.SandboxHome) {
 		if k != "HOME" && k != "TMPDIR" {
 			a.env[k] = v
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandcastle-action/sandcastle/internal/engine"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report/runner"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
@@ -586,12 +587,13 @@ func TestRunLongerThanCleanupStillFinishes(t *testing.T) {
 
 	var stdout syncBuffer
 	sys := System{Getenv: a.env.get, Getwd: func() (string, error) { return a.dir, nil }, Stdout: &stdout, Stderr: &stdout}
-	p, err := validate(t.Context(), sys, inputs.FromEnv(a.env.get), a.dir)
+	s, err := validate(t.Context(), sys, inputs.FromEnv(a.env.get), a.dir)
 	if err != nil {
 		t.Fatalf("validate: %v", err)
 	}
-	p.cleanup = time.Second // shorter than the agent's work
-	if err := p.run(t.Context(), runner.New(&stdout, a.env.get)); err != nil {
+	plan := s.plan
+	plan.Cleanup = time.Second // shorter than the agent's work
+	if _, err := engine.Run(t.Context(), plan, s.deps(runner.New(&stdout, a.env.get))); err != nil {
 		t.Fatalf("run: %v\n%s", err, stdout.String())
 	}
 	out := a.readOutputs()

@@ -18,7 +18,7 @@ import (
 )
 
 // Env is what Load needs from outside: where relative paths start, how to read files, and which
-// agents and sandboxes this build has. Every field must be set, except Home and Sandboxes.
+// agents this build has. Every field must be set, except Home.
 type Env struct {
 	// WorkDir is the absolute directory relative paths start from: GITHUB_WORKSPACE in the
 	// Action, the process's working directory on the command line.
@@ -34,9 +34,6 @@ type Env struct {
 	Stat func(path string) (fs.FileInfo, error)
 	// Agents are the agents the agent input accepts.
 	Agents []AgentInfo
-	// Sandboxes are the sandbox names this build implements; nil means every one the sandbox
-	// input knows (docker and none).
-	Sandboxes []string
 }
 
 // AgentInfo is what validation needs to know about one agent, so inputs need not import the
@@ -437,19 +434,11 @@ func (l *loader) agentsWith(ok func(AgentInfo) bool) []string {
 
 func (l *loader) sandbox() string {
 	v := l.single(InputSandbox)
-	enabled := l.env.Sandboxes
-	if enabled == nil {
-		enabled = knownSandboxes
+	if !slices.Contains(knownSandboxes, v) {
+		l.problem(InputSandbox, "%q is not a sandbox; use %s", v, oneOf(knownSandboxes))
+		return ""
 	}
-	switch {
-	case slices.Contains(enabled, v):
-		return v
-	case slices.Contains(knownSandboxes, v):
-		l.problem(InputSandbox, "sandbox %q is not implemented in this version; use %s", v, oneOf(enabled))
-	default:
-		l.problem(InputSandbox, "%q is not a sandbox; use %s", v, oneOf(enabled))
-	}
-	return ""
+	return v
 }
 
 func (l *loader) branch(strategy BranchStrategy) string {

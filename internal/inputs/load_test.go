@@ -75,7 +75,6 @@ func TestLoad_everyInputSet(t *testing.T) {
 		"/home/me/.npmrc":        "registry=x\n",
 		"/srv/data/.keep":        "",
 	})
-	env.Sandboxes = []string{"none", "docker"}
 	env.Home = "/home/me"
 	raw := Raw{
 		InputPromptFile:               " prompts/fix.md ",
@@ -580,25 +579,6 @@ func TestLoad_workDirMustBeAbsolute(t *testing.T) {
 	env.WorkDir = "repo"
 	if _, err := Load(with(), env); err == nil || strings.Contains(err.Error(), "input ") {
 		t.Errorf("Load with a relative WorkDir = %v, want a non-input error", err)
-	}
-}
-
-func TestLoad_sandboxesCanBeEnabled(t *testing.T) {
-	t.Parallel()
-	env := testEnv(nil)
-	env.Sandboxes = []string{"none"}
-	c, err := Load(with(InputSandbox, "none"), env)
-	if err != nil {
-		t.Fatalf("Load: %v", err)
-	}
-	if got, want := c.Sandbox, "none"; got != want {
-		t.Errorf("Sandbox = %q, want %q", got, want)
-	}
-	// The default, docker, is refused by a build without it, naming what it has.
-	_, err = Load(with(), env)
-	problems := problemsOf(t, err)
-	if len(problems) != 1 || problems[0].Input != InputSandbox || !strings.Contains(problems[0].Message, `sandbox "docker" is not implemented in this version; use none`) {
-		t.Errorf("Load with docker disabled = %v, want only the not-implemented problem", err)
 	}
 }
 

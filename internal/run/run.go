@@ -38,9 +38,19 @@ type Log interface {
 	EndAgent()
 }
 
+// Agent is the agent CLI, as the loop uses it.
+type Agent interface {
+	// Name is the value of the agent input, e.g. "claude-code".
+	Name() string
+	// Command builds the invocation for r.
+	Command(r agent.Request) (agent.Command, error)
+	// Parse appends the events found in one stdout line (without its newline) to dst.
+	Parse(line []byte, dst []agent.Event) []agent.Event
+}
+
 // Config is one run of the loop.
 type Config struct {
-	Agent   agent.Provider
+	Agent   Agent
 	Request agent.Request // Model, Effort, PermissionMode, ResumeSession; Prompt is set per iteration
 	Prompt  *prompt.Prompt
 
@@ -53,8 +63,7 @@ type Config struct {
 	Output        *structured.Spec // nil: no structured output
 	OutputRetries int
 
-	Env     map[string]string // extra environment for the agent process
-	Verbose bool              // log each iteration's prompt and every raw stdout line
+	Verbose bool // log each iteration's prompt and every raw stdout line
 
 	// Sessions, when set, saves the agent's session after each invocation that reported one,
 	// so it outlives the sandbox.
@@ -276,13 +285,6 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 	if err != nil {
 		return it, nil, err
 	}
-	env := make(map[string]string, len(c.Env)+len(cmd.Env))
-	for k, v := range c.Env {
-		env[k] = v
-	}
-	for k, v := range cmd.Env {
-		env[k] = v
-	}
 
 	tr := newTranscript(c.Signals)
 	w := newWatch(ctx, c.IdleTimeout, c.CompletionTimeout)
@@ -317,7 +319,7 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 	}
 
 	log.BeginAgent()
-	r, err := sb.Exec(w.ctx, sandboxExec(cmd, env, onLine))
+	r, err := sb.Exec(w.ctx, sandboxExec(cmd, onLine))
 	log.EndAgent()
 	var guardErr error
 	if c.Guard != nil {
@@ -364,8 +366,8 @@ func saveSession(ctx context.Context, s Saver, log Log, id string) string {
 	return p
 }
 
-func sandboxExec(cmd agent.Command, env map[string]string, onLine func([]byte)) sandbox.Exec {
-	return sandbox.Exec{Argv: cmd.Argv, Stdin: cmd.Stdin, Env: env, OnLine: onLine}
+func sandboxExec(cmd agent.Command, onLine func([]byte)) sandbox.Exec {
+	return sandbox.Exec{Argv: cmd.Argv, Stdin: cmd.Stdin, Env: cmd.Env, OnLine: onLine}
 }
 
 func keepLast(lines []string, line string, n int) []string {

@@ -107,8 +107,8 @@ func (f *FakeClaude) Calls() []FakeCall {
 	return calls
 }
 
-// used is how many steps the invocations took.
-func (f *FakeClaude) used() int {
+// Used is how many steps the invocations took so far.
+func (f *FakeClaude) Used() int {
 	b, err := os.ReadFile(f.path() + ".next")
 	if err != nil {
 		return 0
@@ -121,7 +121,7 @@ func (f *FakeClaude) check() {
 	if f.t.Failed() {
 		return
 	}
-	if got := f.used(); got < f.steps {
+	if got := f.Used(); got < f.steps {
 		f.t.Errorf("fake claude: script not finished: %d steps used of %d", got, f.steps)
 	}
 }

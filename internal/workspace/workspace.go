@@ -247,6 +247,10 @@ func (o Options) validate() error {
 	return nil
 }
 
+// Top is the top level of the checkout the workspace belongs to: Dir, or the checkout a
+// worktree was made from.
+func (w *Workspace) Top() string { return w.host.Dir }
+
 // Head returns the commit at the tip of the source branch (HEAD of Dir when there is no branch).
 func (w *Workspace) Head(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)

@@ -1,0 +1,86 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/run"
+)
+
+// agentSpec is what a run needs to know of its agent. It is the one place that reads an
+// agent.Provider's metadata: the rest of the program sees the CLI through run.Agent.
+type agentSpec struct {
+	cli         run.Agent
+	name        string
+	credentials []string // one must be set for the CLI to log in inside a container
+	envNames    []string // what the CLI reads from the environment
+	maxPrompt   int      // bytes; 0: no limit
+	sessions    *agent.Sessions
+}
+
+func agentOf(p agent.Provider) agentSpec {
+	return agentSpec{cli: p, name: p.Name(), credentials: p.Credentials(), envNames: p.EnvNames(), maxPrompt: p.MaxPromptBytes(), sessions: p.Sessions()}
+}
+
+// agentInfos are the agents the agent input accepts, as inputs checks them.
+func agentInfos() []inputs.AgentInfo {
+	var infos []inputs.AgentInfo
+	for _, name := range agent.Names() {
+		p, _ := agent.Lookup(name)
+		s := p.Sessions()
+		infos = append(infos, inputs.AgentInfo{Name: name, Efforts: p.Efforts(), PermissionModes: p.PermissionModes(), Resumable: s != nil, Forkable: s != nil && s.Fork})
+	}
+	return infos
+}
+
+// check checks, once and before anything is created, that the agent takes the request the
+// inputs make (inputs.Load has checked effort, permission mode and sessions against what the
+// agent accepts, so what is left is the model), that it can log in inside a container, and
+// that its program is on the PATH it runs with on the host.
+func (a agentSpec) check(cfg inputs.Config, getenv func(string) string, path string) []error {
+	var errs []error
+	cmd, err := a.cli.Command(agent.Request{Model: cfg.Model, Effort: cfg.Effort, PermissionMode: cfg.PermissionMode,
+		ResumeSession: cfg.ResumeSession, ForkSession: cfg.ForkSession})
+	if err != nil {
+		errs = append(errs, &inputs.Problem{Input: inputs.InputModel, Message: err.Error()})
+	}
+	switch {
+	case cfg.Sandbox == inputs.SandboxDocker:
+		errs = append(errs, a.credentialsSet(getenv))
+	case err == nil:
+		errs = append(errs, a.onPath(cmd.Argv[0], path))
+	}
+	return errs
+}
+
+// credentialsSet checks that the agent can log in inside the sandbox, where no login of this
+// machine exists: one of its credential variables must be set.
+func (a agentSpec) credentialsSet(getenv func(string) string) error {
+	for _, k := range a.credentials {
+		if getenv(k) != "" {
+			return nil
+		}
+	}
+	if len(a.credentials) == 0 {
+		return nil
+	}
+	return &inputs.Problem{Input: inputs.InputAgent, Message: fmt.Sprintf("%s needs one of %s in the environment to log in inside the sandbox; set it from a secret (env: in the workflow step)", a.name, strings.Join(a.credentials, ", "))}
+}
+
+// onPath checks that the agent's program is on path, so that a missing CLI fails before
+// anything is created.
+func (a agentSpec) onPath(prog, path string) error {
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(dir, prog)); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return nil
+		}
+	}
+	return &inputs.Problem{Input: inputs.InputAgent, Message: fmt.Sprintf("%s runs %q, which is not on PATH (%s); install the %s CLI, or run in a sandbox image that has it", a.name, prog, path, a.name)}
+}
