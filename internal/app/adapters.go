@@ -3,9 +3,7 @@ package app
 import (
 	"context"
 	"errors"
-	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -54,20 +52,12 @@ func (s *setup) deps(rep *runner.Reporter) engine.Deps {
 		Sandboxes:  sandboxes{s},
 		Publisher:  publisher{s, rep},
 		Agent:      s.agent.cli,
-		OpenLog:    openLog,
+		OpenLog:    runner.OpenLog,
 	}
 	if s.gh.repo != nil {
 		d.GitHub, d.Progress = s.gh.repo, s.gh.repo.LiveComment(rep.Warning)
 	}
 	return d
-}
-
-// openLog opens the run log at path for appending.
-func openLog(path string) (io.WriteCloser, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	return os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 }
 
 // workspaces prepares the workspace of s's run.
@@ -82,8 +72,7 @@ func (w workspaces) Prepare(ctx context.Context) (engine.Workspace, error) {
 	if w.s.gh.gitToken() != "" {
 		// The remote with the token, as pushes reach it, without the repository's config.
 		o.Fetch = func(ctx context.Context, branch string) (bool, error) {
-			return push.Fetch(ctx, push.Options{Dir: o.RepoDir, Env: w.s.gitEnv, GitConfig: trust, Branch: branch,
-				Token: w.s.gh.token, ServerURL: w.s.gh.server, URL: w.s.gh.pushURL})
+			return push.Fetch(ctx, w.s.pushOptions(branch))
 		}
 	}
 	ws, err := workspace.Prepare(ctx, w.s.gitEnv, o)
@@ -187,11 +176,7 @@ func (p publisher) Origin(ctx context.Context) {
 	p.s.gh.findOrigin(ctx, p.s.hostGit(p.s.cfg.WorkingDirectory))
 }
 
-func (p publisher) Lease(ctx context.Context, branch, start string) string {
-	known := "" // where the event's pull request has the branch, when it is that one's
-	if e := p.s.gh.event; e != nil && e.PR != nil && e.PR.HeadRef == branch && !e.PR.Fork {
-		known = e.PR.HeadSHA
-	}
+func (p publisher) Lease(ctx context.Context, branch, start, known string) string {
 	return push.Lease(ctx, p.s.hostGit(p.s.cfg.WorkingDirectory), branch, start, known)
 }
 
@@ -201,9 +186,9 @@ func (p publisher) Push(ctx context.Context, r engine.Push) (engine.Pushed, erro
 	if mode == "" {
 		return engine.Pushed{Declined: why}, nil
 	}
-	res, err := push.Push(ctx, push.Options{Dir: cfg.WorkingDirectory, Env: p.s.gitEnv, GitConfig: trust, Branch: r.Branch,
-		Mode: mode, Lease: r.Lease, Token: gh.gitToken(), ServerURL: gh.server, URL: gh.pushURL,
-		RecoveryBranch: r.Recovery, Bundle: r.Bundle, Since: r.Since})
+	o := p.s.pushOptions(r.Branch)
+	o.Mode, o.Lease, o.RecoveryBranch, o.Bundle, o.Since = mode, r.Lease, r.Recovery, r.Bundle, r.Since
+	res, err := push.Push(ctx, o)
 	if res.Bundle != "" {
 		// Written as root in the Action: a later step, as the runner's user, uploads it.
 		if err := workspace.HandBack(filepath.Dir(res.Bundle), cfg.WorkingDirectory); err != nil {
@@ -211,6 +196,12 @@ func (p publisher) Push(ctx context.Context, r engine.Push) (engine.Pushed, erro
 		}
 	}
 	return engine.Pushed{Pushed: res.Pushed, SHA: res.SHA, Recovery: res.Recovery, Skipped: res.Skipped}, err
+}
+
+// pushOptions push and fetch branch of the checkout with the token, when git gets it.
+func (s *setup) pushOptions(branch string) push.Options {
+	return push.Options{Dir: s.cfg.WorkingDirectory, Env: s.gitEnv, GitConfig: trust, Branch: branch,
+		Token: s.gh.gitToken(), ServerURL: s.gh.server, URL: s.gh.pushURL}
 }
 
 func (p publisher) UpsertPR(ctx context.Context, pr engine.PR) (engine.OpenedPR, error) {

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/engine"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/run"
 )
@@ -50,25 +50,11 @@ func (a agentSpec) check(cfg inputs.Config, getenv func(string) string, path str
 	}
 	switch {
 	case cfg.Sandbox == inputs.SandboxDocker:
-		errs = append(errs, a.credentialsSet(getenv))
+		errs = append(errs, engine.CheckCredentials(a.name, a.credentials, getenv))
 	case err == nil:
 		errs = append(errs, a.onPath(cmd.Argv[0], path))
 	}
 	return errs
-}
-
-// credentialsSet checks that the agent can log in inside the sandbox, where no login of this
-// machine exists: one of its credential variables must be set.
-func (a agentSpec) credentialsSet(getenv func(string) string) error {
-	for _, k := range a.credentials {
-		if getenv(k) != "" {
-			return nil
-		}
-	}
-	if len(a.credentials) == 0 {
-		return nil
-	}
-	return &inputs.Problem{Input: inputs.InputAgent, Message: fmt.Sprintf("%s needs one of %s in the environment to log in inside the sandbox; set it from a secret (env: in the workflow step)", a.name, strings.Join(a.credentials, ", "))}
 }
 
 // onPath checks that the agent's program is on path, so that a missing CLI fails before

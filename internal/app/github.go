@@ -3,9 +3,9 @@ package app
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 
+	"github.com/sandcastle-action/sandcastle/internal/engine"
 	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/githubapi"
@@ -70,7 +70,7 @@ func newGitHub(getenv func(string) string, cfg inputs.Config) (*gitHub, error) {
 		h.runURL = h.server + "/" + h.repository + "/actions/runs/" + id
 		h.runID = id + "-" + orDefault(getenv("GITHUB_RUN_ATTEMPT"), "1")
 	}
-	if err := h.needs(issue, name); err != nil {
+	if err := engine.CheckGitHub(cfg.GitHub, h.event, h.token, h.repository); err != nil {
 		return h, err
 	}
 	if h.token != "" && name != "" {
@@ -84,40 +84,6 @@ func newGitHub(getenv func(string) string, cfg inputs.Config) (*gitHub, error) {
 	return h, nil
 }
 
-// needs checks that what the inputs ask of GitHub can be done: a token and a repository.
-func (h *gitHub) needs(issue int, name string) error {
-	var why string
-	switch {
-	case h.cfg.OpenPR:
-		why = "open-pr is true"
-	case h.event != nil && issue != 0 && (h.cfg.ProgressComment || h.cfg.InProgressLabel != "" || h.cfg.BlockedLabel != ""):
-		why = "the run reports on #" + fmt.Sprint(issue)
-	case h.event != nil && !event.StartedByWorkflow(h.event.Name):
-		why = "the author of the " + h.event.Name + " event must be checked"
-	default:
-		return nil
-	}
-	if h.token == "" {
-		return &inputs.Problem{Input: inputs.InputGitHubToken, Message: "no token, but " + why + "; pass a token (the default is the job's ${{ github.token }}; on the command line set GITHUB_TOKEN)"}
-	}
-	if name == "" {
-		return &inputs.Problem{Message: "GITHUB_REPOSITORY is not set, but " + why + "; set it to owner/name"}
-	}
-	return nil
-}
-
-// eventArgs are the event's built-in prompt arguments; nil outside Actions.
-func (h *gitHub) eventArgs() map[string]string {
-	if h.event == nil {
-		return nil
-	}
-	args := h.event.PromptArgs()
-	if _, ok := args["REPOSITORY"]; !ok && h.repository != "" {
-		args["REPOSITORY"] = h.repository
-	}
-	return args
-}
-
 // gitToken is the token git authenticates with: in Actions, to an origin on the GitHub server.
 // On a workstation the user's own git setup (SSH keys, a credential helper) reaches their
 // remotes, and a GITHUB_TOKEN in the environment is for the API.
@@ -129,22 +95,10 @@ func (h *gitHub) gitToken() string {
 }
 
 // findOrigin records origin's URL for pushes with the token, when it is on the GitHub server.
-// It runs before the agent, who could rewrite .git/config, and drops any credentials in it.
+// It runs before the agent, who could rewrite .git/config.
 func (h *gitHub) findOrigin(ctx context.Context, g git.Repo) {
-	if !h.actions || h.token == "" {
-		return
-	}
-	out, err := g.Run(ctx, "remote", "get-url", "--push", "origin")
-	if err != nil {
-		return // no origin: nothing to push to with the token
-	}
-	u, err := url.Parse(strings.TrimSpace(out))
-	if err != nil {
-		return
-	}
-	u.User = nil
-	if push.OnServer(h.server, u.String()) {
-		h.pushURL = u.String()
+	if h.actions && h.token != "" {
+		h.pushURL = push.Origin(ctx, g, h.server)
 	}
 }
 

@@ -10,13 +10,12 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/engine"
-	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/launch"
+	"github.com/sandcastle-action/sandcastle/internal/push"
 	"github.com/sandcastle-action/sandcastle/internal/report/runner"
 	"github.com/sandcastle-action/sandcastle/internal/session"
-	"github.com/sandcastle-action/sandcastle/internal/structured"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
@@ -78,7 +77,7 @@ func preflight(ctx context.Context, sys System, raw inputs.Raw, workDir string, 
 		return nil, exitFailed
 	}
 	if r.err != nil {
-		for _, e := range unjoin(r.err) {
+		for _, e := range inputs.Unjoin(r.err) {
 			rep.Error(e.Error())
 		}
 		return nil, exitCode(r.err)
@@ -94,7 +93,7 @@ func preflight(ctx context.Context, sys System, raw inputs.Raw, workDir string, 
 // problem of the inputs, and of the repository and environment they name, is an
 // *inputs.Problem; any other error means the check itself could not be made.
 func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (*setup, error) {
-	cfg, err := inputs.Load(raw, inputs.Env{WorkDir: workDir, ReadFile: readRegular, Stat: os.Stat,
+	cfg, err := inputs.Load(raw, inputs.Env{WorkDir: workDir, ReadFile: inputs.ReadRegular, Stat: os.Stat,
 		Agents: agentInfos(), Home: sys.Getenv("HOME")})
 	if err != nil {
 		return nil, err
@@ -106,22 +105,14 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 	add(err)
 	s.gh, err = newGitHub(sys.Getenv, cfg)
 	add(err)
-	eventArgs := s.gh.eventArgs()
-	if s.gh.eventUnread {
-		// The event's own problem is reported; its keys get stand-ins so that it is not reported
-		// again as every placeholder that names them.
-		eventArgs = map[string]string{}
-		for _, k := range event.ArgNames() {
-			eventArgs[k] = k
-		}
-	}
+	eventArgs := engine.EventArgs(s.gh.event, s.gh.repository, s.gh.eventUnread)
 	add(engine.CheckPR(cfg, eventArgs, s.gh.event != nil && s.gh.event.PR != nil))
 	provider, err := agent.Lookup(cfg.Agent) // one of those inputs.Load accepted
 	if err != nil {
 		return nil, err
 	}
 	s.agent = agentOf(provider)
-	output, err := outputSpec(cfg)
+	output, err := engine.OutputSpec(cfg)
 	add(err)
 	var source, target string
 	if s.names != nil {
@@ -146,31 +137,13 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 	return s, nil
 }
 
-// outputSpec is what the structured output is read as; nil without output-tag.
-func outputSpec(cfg inputs.Config) (*structured.Spec, error) {
-	o := cfg.Output
-	if o == nil {
-		return nil, nil
-	}
-	spec := &structured.Spec{Tag: o.Tag, Kind: structured.Kind(o.Type)}
-	if o.Schema != nil {
-		var err error
-		if spec.Schema, err = structured.CompileSchema(o.Schema); err != nil {
-			return spec, &inputs.Problem{Input: inputs.InputOutputSchema, Message: err.Error()}
-		}
-	}
-	return spec, nil
-}
-
 // checkSandbox checks what the sandbox needs: a user other than root for the Docker sandbox,
 // and the session to resume where the run can carry it from.
 func (s *setup) checkSandbox() []error {
 	cfg := s.cfg
 	var errs []error
 	if cfg.Sandbox == inputs.SandboxDocker {
-		if uid, gid := s.docker().User(); uid <= 0 || gid < 0 {
-			errs = append(errs, &inputs.Problem{Input: inputs.InputContainerUID, Message: fmt.Sprintf("the workspace %s belongs to root (or its owner is unknown) and the agent never runs as root; set container-uid and container-gid to a user that may write the checkout", cfg.WorkingDirectory)})
-		}
+		errs = append(errs, s.docker().CheckUser())
 	}
 	if cfg.ResumeSession != "" && s.agent.sessions != nil {
 		if _, err := session.Find(s.agent.sessions, s.home, cfg.WorkingDirectory, cfg.ResumeSession); err != nil {
@@ -187,25 +160,10 @@ func (s *setup) checkSandbox() []error {
 func (s *setup) checkRepository(ctx context.Context, actions bool) (*workspace.Workspace, error) {
 	ws, err := workspace.Preview(ctx, s.gitEnv, s.workspaceOptions())
 	var ce *workspace.CheckError
-	if !errors.As(err, &ce) {
-		return ws, err
+	if errors.As(err, &ce) {
+		return nil, ce.Problem(actions)
 	}
-	msg := strings.TrimPrefix(ce.Error(), "workspace: ")
-	switch ce.Reason {
-	case workspace.NotARepository:
-		if actions {
-			msg += "; the workflow may lack an actions/checkout step before this one, or working-directory may not name the checkout"
-		} else {
-			msg += "; run sandcastle in a git repository, or name one with --working-directory"
-		}
-		return nil, &inputs.Problem{Input: inputs.InputWorkingDirectory, Message: msg}
-	case workspace.NoCommits:
-		return nil, &inputs.Problem{Input: inputs.InputWorkingDirectory, Message: msg}
-	case workspace.DetachedHead:
-		return nil, &inputs.Problem{Input: inputs.InputBranchStrategy, Message: msg}
-	default:
-		return nil, &inputs.Problem{Input: inputs.InputBranch, Message: msg}
-	}
+	return ws, err
 }
 
 // checkNoPersistedToken refuses a checkout that keeps a token in .git/config, as
@@ -214,14 +172,11 @@ func (s *setup) checkRepository(ctx context.Context, actions bool) (*workspace.W
 func (s *setup) checkNoPersistedToken(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	out, err := s.hostGit(s.cfg.WorkingDirectory).Run(ctx, "config", "--local", "--includes", "--name-only", "--get-regexp", `^http\..*\.extraheader$`)
-	switch {
-	case git.ExitCode(err) == 1:
-		return nil // none set
-	case err != nil:
-		return fmt.Errorf("looking for a token kept in .git/config: %w", err)
+	keys, err := push.PersistedHeaders(ctx, s.hostGit(s.cfg.WorkingDirectory))
+	if err != nil || len(keys) == 0 {
+		return err
 	}
-	return &inputs.Problem{Message: fmt.Sprintf("the checkout keeps a token in .git/config (%s), where the agent could read it; set persist-credentials: false on the actions/checkout step: the action pushes with github-token itself", strings.Join(strings.Fields(out), ", "))}
+	return &inputs.Problem{Message: fmt.Sprintf("the checkout keeps a token in .git/config (%s), where the agent could read it; set persist-credentials: false on the actions/checkout step: the action pushes with github-token itself", strings.Join(keys, ", "))}
 }
 
 // workspaceOptions are the workspace's, as the inputs say.
@@ -243,15 +198,4 @@ func (s *setup) docker() launch.Docker {
 // command of the run.
 func (s *setup) hostGit(dir string) git.Repo {
 	return git.New(dir, s.gitEnv).WithConfig(trust...)
-}
-
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, unjoin(e)...)
-		}
-		return out
-	}
-	return []error{err}
 }

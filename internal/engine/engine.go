@@ -144,21 +144,8 @@ type engine struct {
 	progState report.Progress // what the comment shows while the run goes; mu guards it
 }
 
-// issue is the issue or pull request the run reports on; 0 when none.
-func (e *engine) issue() int {
-	switch ev := e.p.Event; {
-	case ev == nil:
-		return 0
-	case ev.Issue != nil:
-		return ev.Issue.Number
-	case ev.PR != nil:
-		return ev.PR.Number
-	}
-	return 0
-}
-
 // reports says whether the run can write on its issue or pull request.
-func (e *engine) reports() bool { return e.d.GitHub != nil && e.issue() != 0 }
+func (e *engine) reports() bool { return e.d.GitHub != nil && issueOf(e.p.Event) != 0 }
 
 // decide says whether the event may start a run; without an event, every run starts.
 func (e *engine) decide(ctx context.Context) (event.Decision, error) {

@@ -261,7 +261,7 @@ func (p *fakeProgress) URL() string                           { return "https://
 type fakePublisher struct {
 	t        *testing.T
 	origins  int
-	lease    func(branch, start string) string
+	lease    func(branch, start, known string) string
 	push     func(context.Context, Push) (Pushed, error)
 	upsertPR func(context.Context, PR) (OpenedPR, error)
 	pushes   []Push
@@ -269,12 +269,12 @@ type fakePublisher struct {
 
 func (p *fakePublisher) Origin(context.Context) { p.origins++ }
 
-func (p *fakePublisher) Lease(_ context.Context, branch, start string) string {
+func (p *fakePublisher) Lease(_ context.Context, branch, start, known string) string {
 	if p.lease == nil {
 		p.t.Errorf("Lease(%q, %q): no lease expected", branch, start)
 		return ""
 	}
-	return p.lease(branch, start)
+	return p.lease(branch, start, known)
 }
 
 func (p *fakePublisher) Push(ctx context.Context, r Push) (Pushed, error) {

@@ -67,7 +67,7 @@ func promptProblems(cfg inputs.Config, err error, values map[string]string) erro
 			file, mk, plural(len(mk.Keys), "it", "them"), strings.Join(slices.Sorted(maps.Keys(values)), ", "))}
 	}
 	var errs []error
-	for _, e := range unjoin(err) {
+	for _, e := range inputs.Unjoin(err) {
 		input := inputs.InputPromptFile
 		var ve *prompt.ValueError
 		if errors.As(e, &ve) {
@@ -93,16 +93,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// unjoin flattens errors.Join's tree into its leaves.
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, unjoin(e)...)
-		}
-		return out
-	}
-	return []error{err}
 }

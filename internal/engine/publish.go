@@ -15,8 +15,9 @@ type Publisher interface {
 	// repository's configuration.
 	Origin(ctx context.Context)
 	// Lease is where a lease push expects the remote branch, read when the run starts from
-	// start on branch.
-	Lease(ctx context.Context, branch, start string) string
+	// start on branch; known is where the event's pull request says the branch is, "" when the
+	// event is about no pull request from it.
+	Lease(ctx context.Context, branch, start, known string) string
 	// Push pushes the branch as the push input says, or says why it does not.
 	Push(ctx context.Context, p Push) (Pushed, error)
 	// UpsertPR opens the pull request, or updates the one an earlier run opened.
@@ -133,8 +134,8 @@ func (e *engine) prBase(branch, start string) string {
 	if start != "" && start != branch {
 		return start
 	}
-	if ev := e.p.Event; ev != nil && ev.PR != nil {
-		return ev.PR.BaseRef
+	if pr := prOf(e.p.Event); pr != nil {
+		return pr.BaseRef
 	}
 	return ""
 }

@@ -156,7 +156,11 @@ func (e *engine) work(ctx context.Context) (report.Outcome, error) {
 			finish(false)
 			return failed(err)
 		}
-		lease = e.d.Publisher.Lease(ctx, ws.Source(), start)
+		known := ""
+		if pr := prOf(e.p.Event); pr != nil && pr.HeadRef == ws.Source() && !pr.Fork {
+			known = pr.HeadSHA
+		}
+		lease = e.d.Publisher.Lease(ctx, ws.Source(), start, known)
 	}
 
 	base, res, restored, runErr := e.loop(ctx, ws, log)

@@ -511,7 +511,7 @@ func (l *loader) envFile(dir string) (string, map[string]string) {
 	}
 	values, err := ParseEnvFile(data)
 	if err != nil {
-		for _, e := range unjoin(err) {
+		for _, e := range Unjoin(err) {
 			l.problem(InputEnvFile, "%s: %v", path, e)
 		}
 	}
@@ -610,10 +610,15 @@ func defaultOf(name string) string {
 	return d.Default
 }
 
-// unjoin splits an errors.Join error into its parts.
-func unjoin(err error) []error {
+// Unjoin is every error err joins with errors.Join, however deep, or err itself: each problem
+// of Load's error, say.
+func Unjoin(err error) []error {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, Unjoin(e)...)
+		}
+		return out
 	}
 	return []error{err}
 }

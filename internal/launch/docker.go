@@ -58,6 +58,15 @@ func (d Docker) User() (uid, gid int) {
 	return uid, gid
 }
 
+// CheckUser refuses to run the agent as root, or as a user it cannot name: the workspace's
+// owner, unless container-uid and container-gid name another.
+func (d Docker) CheckUser() error {
+	if uid, gid := d.User(); uid <= 0 || gid < 0 {
+		return &inputs.Problem{Input: inputs.InputContainerUID, Message: fmt.Sprintf("the workspace %s belongs to root (or its owner is unknown) and the agent never runs as root; set container-uid and container-gid to a user that may write the checkout", d.Workspace)}
+	}
+	return nil
+}
+
 // Start starts the run's one container: the image built or checked first, the workspace dir
 // of the checkout top at the same path it has here (so git's worktree pointers resolve
 // unchanged), as the workspace's owner, hardened by default, with env, less what describes the

@@ -33,17 +33,24 @@ type CheckError struct {
 
 func (e *CheckError) Error() string { return "workspace: " + e.msg }
 
-// Check reports whether the repository can host the workspace o asks for, as Prepare would find
-// it, without changing anything: a *CheckError says why not, any other error that git could not
-// tell. Prepare makes the same checks first.
-func Check(ctx context.Context, env []string, o Options) error {
-	if err := o.validate(); err != nil {
-		return err
+// Problem words e as a problem of the input to change: working-directory for a checkout that
+// cannot host a run at all (in Actions pointing at the checkout step the workflow may lack),
+// branch-strategy for a detached HEAD, branch for the branch's worktrees.
+func (e *CheckError) Problem(actions bool) *inputs.Problem {
+	switch e.Reason {
+	case NotARepository:
+		hint := "; run sandcastle in a git repository, or name one with --working-directory"
+		if actions {
+			hint = "; the workflow may lack an actions/checkout step before this one, or working-directory may not name the checkout"
+		}
+		return &inputs.Problem{Input: inputs.InputWorkingDirectory, Message: e.msg + hint}
+	case NoCommits:
+		return &inputs.Problem{Input: inputs.InputWorkingDirectory, Message: e.msg}
+	case DetachedHead:
+		return &inputs.Problem{Input: inputs.InputBranchStrategy, Message: e.msg}
+	default:
+		return &inputs.Problem{Input: inputs.InputBranch, Message: e.msg}
 	}
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	_, err := inspect(ctx, hostGit(env, o), o)
-	return err
 }
 
 // hostGit is git in the host repository for o. Upstream tracking is never configured: nothing

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -182,4 +183,12 @@ type commandWriter struct {
 func (w commandWriter) Write(p []byte) (int, error) {
 	w.c.Command(string(p), w.redact)
 	return len(p), nil
+}
+
+// OpenLog opens the run log file at path for appending, making its directory.
+func OpenLog(path string) (io.WriteCloser, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 }

@@ -373,3 +373,21 @@ func TestLoggerWarnsAndTells(t *testing.T) {
 		t.Errorf("log = %q, want %q", got, want)
 	}
 }
+
+func TestOpenLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "logs", "main.log")
+	for _, line := range []string{"one\n", "two\n"} {
+		f, err := OpenLog(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte(line))
+		f.Close()
+	}
+	if got, _ := os.ReadFile(path); string(got) != "one\ntwo\n" {
+		t.Errorf("log %q, want both lines appended", got)
+	}
+	if _, err := OpenLog(filepath.Join(path, "under-a-file.log")); err == nil {
+		t.Error("OpenLog under a file succeeded")
+	}
+}

@@ -1,4 +1,4 @@
-package app
+package inputs
 
 import (
 	"fmt"
@@ -6,21 +6,19 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
-
-	"github.com/sandcastle-action/sandcastle/internal/inputs"
 )
 
-// readRegular reads at most limit bytes of the regular file at path, for inputs.Env.ReadFile.
-// Anything else is refused without being read: a named pipe would block until someone writes
-// it, a device like /dev/zero never ends. The path is opened without blocking and checked
-// again once open, so a file swapped for a pipe in between is refused too.
-func readRegular(path string, limit int64) ([]byte, error) {
+// ReadRegular reads at most limit bytes of the regular file at path: Env.ReadFile of the real
+// file system. Anything else is refused without being read: a named pipe would block until
+// someone writes it, a device like /dev/zero never ends. The path is opened without blocking
+// and checked again once open, so a file swapped for a pipe in between is refused too.
+func ReadRegular(path string, limit int64) ([]byte, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, &inputs.NotRegularError{Kind: fileKind(info.Mode())}
+		return nil, &NotRegularError{Kind: fileKind(info.Mode())}
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -31,7 +29,7 @@ func readRegular(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, &inputs.NotRegularError{Kind: fileKind(info.Mode())}
+		return nil, &NotRegularError{Kind: fileKind(info.Mode())}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit))
 	if err != nil {
