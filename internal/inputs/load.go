@@ -611,8 +611,11 @@ func defaultOf(name string) string {
 }
 
 // Unjoin is every error err joins with errors.Join, however deep, or err itself: each problem
-// of Load's error, say.
+// of Load's error, say. It is nil for nil.
 func Unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		var out []error
 		for _, e := range j.Unwrap() {
