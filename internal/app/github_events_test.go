@@ -39,8 +39,7 @@ func TestOwnEventsStartNothing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := newAction(t)
-			a.env["PATH"] = hermeticEnv(t)["PATH"] // a claude that fails the test if it runs
+			a := newFakeAction(t) // a claude with no script: it fails the run if it runs
 			g := withGitHub(t, a, ghToken)
 			g.api.SetPermission("maintainer", "admin")
 			g.api.SetLabels(42, "bug")

@@ -2,21 +2,21 @@ package launch
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-	"errors"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/gitguard"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox/docker"
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // The Docker tier: Start against the real engine, with the offline base image.

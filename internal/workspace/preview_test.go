@@ -66,8 +66,8 @@ func TestPrepare_works_on_the_previewed_branch(t *testing.T) {
 	o.TempBranch = preview.Source
 	o.Now = func() time.Time { return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) } // a later time, which would name another branch
 	w := f.prepare(o)
-	if w.Source != preview.Source {
-		t.Errorf("Prepare works on %q, the preview named %q", w.Source, preview.Source)
+	if w.Source != preview.Source || w.Top() != f.dir || preview.Top() != f.dir || w.Dir == f.dir {
+		t.Errorf("Prepare works on %q in %s of %s, the preview named %q in %s", w.Source, w.Dir, w.Top(), preview.Source, preview.Top())
 	}
 	f.finish(w)
 	o.TempBranch = "-x"
