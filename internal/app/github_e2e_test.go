@@ -582,7 +582,7 @@ func TestRunLongerThanCleanupStillFinishes(t *testing.T) {
 	g.maintainerLabels(t)
 	a.input("branch-strategy", "merge-to-head")
 
-	var stdout syncBuffer
+	var stdout testkit.SyncBuffer
 	sys := System{Getenv: a.env.get, Getwd: func() (string, error) { return a.dir, nil }, Stdout: &stdout, Stderr: &stdout}
 	s, err := validate(t.Context(), sys, inputs.FromEnv(a.env.get), a.dir)
 	if err != nil {

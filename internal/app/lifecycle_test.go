@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/report/runner"
-	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
@@ -120,7 +118,7 @@ func TestLifecycleCopySync(t *testing.T) {
 		testkit.Text("Done. "+signal))
 	e["PATH"] = claude.Dir() + string(os.PathListSeparator) + e["PATH"]
 	dir := newRepo(t, e)
-	var stdout syncBuffer
+	var stdout testkit.SyncBuffer
 	sys := System{Getenv: e.get, Getwd: func() (string, error) { return dir, nil }, Stdout: &stdout, Stderr: &stdout}
 	s, err := validate(t.Context(), sys, inputs.Raw{inputs.InputPrompt: "Work.", inputs.InputSandbox: "none",
 		inputs.InputBranchStrategy: "branch", inputs.InputBranch: "agent/work"}, dir)
@@ -158,55 +156,27 @@ func (c *copySandboxes) Container(ctx context.Context, dir, top string, env map[
 	if err != nil {
 		return nil, err
 	}
-	root := c.t.TempDir()
-	inside := filepath.Join(root, "workspace")
-	if err := os.MkdirAll(filepath.Join(root, "tmp"), 0o755); err != nil {
-		return nil, err
+	var vars []string
+	for k, v := range env {
+		vars = append(vars, k+"="+v)
 	}
 	// The worktree and the repository's git directory, as CopyIn copies them.
-	common := filepath.Join(top, ".git")
-	for _, cmd := range [][]string{{"cp", "-a", dir, inside}, {"rm", "-f", filepath.Join(inside, ".git")},
-		{"cp", "-a", common, filepath.Join(inside, ".git")}, {"git", "-C", inside, "config", "core.bare", "false"},
+	copied := testkit.NewCopySandbox(c.t, dir, vars)
+	inside := copied.RepoDir()
+	for _, cmd := range [][]string{{"rm", "-f", filepath.Join(inside, ".git")}, {"cp", "-a", filepath.Join(top, ".git"), filepath.Join(inside, ".git")},
 		{"git", "-C", inside, "symbolic-ref", "HEAD", "refs/heads/agent/work"}, {"git", "-C", inside, "reset", "-q"}} {
 		if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
 			return nil, errors.New(strings.Join(cmd, " ") + ": " + string(out))
 		}
 	}
-	return &copyContainer{Sandbox: c.Host(inside, env), root: root, g: guard{g}}, nil
+	return &copyContainer{CopySandbox: copied, g: guard{g}}, nil
 }
 
-// copyContainer is a host sandbox in a copy of the workspace whose /tmp is root/tmp.
+// copyContainer is a testkit.CopySandbox with the guard of the repository.
 type copyContainer struct {
-	sandbox.Sandbox
-	root string
-	g    guard
+	*testkit.CopySandbox
+	g guard
 }
 
 func (c *copyContainer) Guard() engine.GitGuard { return c.g }
 func (c *copyContainer) Copied() engine.Copier  { return c }
-
-func (c *copyContainer) path(p string) string {
-	if rest, ok := strings.CutPrefix(p, "/tmp/"); ok {
-		return filepath.Join(c.root, "tmp", rest)
-	}
-	return p
-}
-
-func (c *copyContainer) Exec(ctx context.Context, e sandbox.Exec) (sandbox.Result, error) {
-	argv := slices.Clone(e.Argv)
-	for i := range argv {
-		argv[i] = c.path(argv[i])
-	}
-	e.Argv = argv
-	return c.Sandbox.Exec(ctx, e)
-}
-
-func (c *copyContainer) CopyOut(_ context.Context, path string, w io.Writer) error {
-	f, err := os.Open(c.path(path))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	_, err = io.Copy(w, f)
-	return err
-}

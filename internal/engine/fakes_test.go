@@ -32,7 +32,7 @@ import (
 type rig struct {
 	t      *testing.T
 	plan   Plan
-	stdout syncBuffer
+	stdout testkit.SyncBuffer
 	rep    *runner.Reporter
 	ws     *fakeWorkspace
 	gh     *fakeGitHub
@@ -104,24 +104,6 @@ func (r *rig) run(ctx context.Context) (report.Outcome, error) {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
-
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a run.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // fakeWorkspace is a workspace whose commits the test decides: each Commits call after the
 // agent ran returns commits.

@@ -7,32 +7,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-// runnerCommands returns the workflow commands the Actions runner would act on in out,
-// honouring ::stop-commands:: fences the way the runner does.
-func runnerCommands(out string) []string {
-	var live []string
-	stop := ""
-	for line := range strings.Lines(out) {
-		line = strings.TrimRight(line, "\r\n")
-		if stop != "" {
-			if line == "::"+stop+"::" {
-				stop = ""
-			}
-			continue
-		}
-		t := strings.TrimLeft(line, " \t")
-		if token, ok := strings.CutPrefix(t, "::stop-commands::"); ok {
-			stop = token
-			continue
-		}
-		if strings.HasPrefix(t, "::") || strings.HasPrefix(t, "##[") {
-			live = append(live, t)
-		}
-	}
-	return live
-}
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
+)
 
 func fixedClock() time.Time { return time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC) }
 
@@ -89,7 +66,7 @@ func TestLogFencesAgentOutputInActions(t *testing.T) {
 	l.AgentText("  ::add-mask::x\n##[error]old style")
 	l.EndAgent()
 
-	if got := runnerCommands(console.String()); len(got) != 0 {
+	if got := testkit.RunnerCommands(console.String()); len(got) != 0 {
 		t.Errorf("runner would act on %q from agent output:\n%s", got, console.String())
 	}
 	lines := strings.Split(strings.TrimSuffix(console.String(), "\n"), "\n")
@@ -130,7 +107,7 @@ func TestLogAgentTextOutsideSectionIsFenced(t *testing.T) {
 	l := NewConsole(&console, nil, true).NewLog(nil, nil)
 	l.AgentText("::error::x\n")
 	l.EndAgent()
-	if got := runnerCommands(console.String()); len(got) != 0 {
+	if got := testkit.RunnerCommands(console.String()); len(got) != 0 {
 		t.Errorf("runner would act on %q", got)
 	}
 	if !strings.HasPrefix(console.String(), "::stop-commands::") {
@@ -142,7 +119,7 @@ func TestLogStatusCannotIssueCommands(t *testing.T) {
 	var console bytes.Buffer
 	l := NewConsole(&console, nil, true).NewLog(nil, nil)
 	l.Status("merge failed:\n::error::from a branch name\n  ##[warning]x")
-	if got := runnerCommands(console.String()); len(got) != 0 {
+	if got := testkit.RunnerCommands(console.String()); len(got) != 0 {
 		t.Errorf("runner would act on %q:\n%s", got, console.String())
 	}
 	if !strings.Contains(console.String(), "::error::from a branch name\n") {
@@ -204,7 +181,7 @@ func TestLogConcurrentWriters(t *testing.T) {
 	}
 	wg.Wait()
 	l.EndAgent()
-	if got := runnerCommands(console.String()); len(got) != 0 {
+	if got := testkit.RunnerCommands(console.String()); len(got) != 0 {
 		t.Errorf("runner would act on %d agent lines", len(got))
 	}
 	if got, want := strings.Count(file.String(), "\n"), 4*50*3; got != want {
@@ -223,7 +200,7 @@ func TestLogPrompt(t *testing.T) {
 	if got := file.String(); got != wantFile {
 		t.Errorf("file =\n%s\nwant\n%s", got, wantFile)
 	}
-	if got := runnerCommands(console.String()); len(got) != 0 {
+	if got := testkit.RunnerCommands(console.String()); len(got) != 0 {
 		t.Errorf("the runner would act on %q in:\n%s", got, console.String())
 	}
 	for _, want := range []string{"Prompt of iteration 2 (43 bytes):", "Fix it.\n::set-env name=X::1\nkey: ***\n"} {

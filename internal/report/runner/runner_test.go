@@ -12,6 +12,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // env is a fake environment.
@@ -313,31 +314,6 @@ func FuzzSetOutputsValue(f *testing.F) {
 	})
 }
 
-// runnerCommands returns the workflow commands the Actions runner would act on in out,
-// honouring ::stop-commands:: fences the way the runner does.
-func runnerCommands(out string) []string {
-	var live []string
-	stop := ""
-	for line := range strings.Lines(out) {
-		line = strings.TrimRight(line, "\r\n")
-		if stop != "" {
-			if line == "::"+stop+"::" {
-				stop = ""
-			}
-			continue
-		}
-		t := strings.TrimLeft(line, " \t")
-		if token, ok := strings.CutPrefix(t, "::stop-commands::"); ok {
-			stop = token
-			continue
-		}
-		if strings.HasPrefix(t, "::") || strings.HasPrefix(t, "##[") {
-			live = append(live, t)
-		}
-	}
-	return live
-}
-
 func TestReporterCommandsLiveInsideAgentFence(t *testing.T) {
 	var stdout bytes.Buffer
 	r := New(&stdout, env(map[string]string{"GITHUB_ACTIONS": "true"}))
@@ -351,7 +327,7 @@ func TestReporterCommandsLiveInsideAgentFence(t *testing.T) {
 	end()
 	l.EndAgent()
 
-	got := runnerCommands(stdout.String())
+	got := testkit.RunnerCommands(stdout.String())
 	want := []string{"::warning::agent idle for 60s", "::add-mask::new-secret", "::group::g", "::endgroup::"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("live commands = %q, want %q\nconsole:\n%s", got, want, stdout.String())
