@@ -155,8 +155,8 @@ func (c container) Copied() engine.Copier {
 // guard is a gitguard.Guard as the engine sees it.
 type guard struct{ g *gitguard.Guard }
 
-func (g guard) Check() ([]engine.Change, error) { return changes(g.g.Check()) }
-func (g guard) Close() ([]engine.Change, error) { return changes(g.g.Close()) }
+func (g guard) Check() ([]engine.Change, error)                { return changes(g.g.Check()) }
+func (g guard) Close(context.Context) ([]engine.Change, error) { return changes(g.g.Close()) }
 
 func changes(cs []gitguard.Change, err error) ([]engine.Change, error) {
 	out := make([]engine.Change, len(cs))

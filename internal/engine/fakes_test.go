@@ -354,7 +354,7 @@ func (g *fakeGuard) Check() ([]Change, error) {
 	return c, nil
 }
 
-func (g *fakeGuard) Close() ([]Change, error) {
+func (g *fakeGuard) Close(context.Context) ([]Change, error) {
 	g.closed = true
 	return g.onClose, g.closeErr
 }

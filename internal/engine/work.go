@@ -95,7 +95,7 @@ type GitGuard interface {
 	Check() ([]Change, error)
 	// Close checks a last time, once nothing can write the repository any more, and removes
 	// what the sandbox needed.
-	Close() ([]Change, error)
+	Close(ctx context.Context) ([]Change, error)
 }
 
 // Change is one path of the git directory the agent changed, and how.
@@ -332,7 +332,8 @@ func (e *engine) loop(ctx context.Context, ws Workspace, log *report.Log) (base 
 		guard = s.check
 	}
 	res, err = run.Loop(ctx, run.Config{
-		Agent: e.d.Agent,
+		Agent:     e.d.Agent,
+		AgentName: cfg.Agent,
 		Request: agent.Request{
 			Model: cfg.Model, Effort: cfg.Effort, PermissionMode: cfg.PermissionMode,
 			ResumeSession: cfg.ResumeSession, ForkSession: cfg.ForkSession,
@@ -432,7 +433,7 @@ func (s *started) close(ctx context.Context, err error) ([]string, error) {
 	}
 	s.closeHost(ctx)
 	if s.guard != nil {
-		changes, gerr := s.guard.Close()
+		changes, gerr := s.guard.Close(cctx)
 		s.note(changes)
 		err = errors.Join(err, gerr)
 	}

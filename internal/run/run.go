@@ -38,21 +38,19 @@ type Log interface {
 	EndAgent()
 }
 
-// Agent is the agent CLI, as the loop uses it.
+// Agent is the agent CLI the loop runs: how to start one invocation and how to read what it
+// prints.
 type Agent interface {
-	// Name is the value of the agent input, e.g. "claude-code".
-	Name() string
-	// Command builds the invocation for r.
 	Command(r agent.Request) (agent.Command, error)
-	// Parse appends the events found in one stdout line (without its newline) to dst.
 	Parse(line []byte, dst []agent.Event) []agent.Event
 }
 
 // Config is one run of the loop.
 type Config struct {
-	Agent   Agent
-	Request agent.Request // Model, Effort, PermissionMode, ResumeSession; Prompt is set per iteration
-	Prompt  *prompt.Prompt
+	Agent     Agent
+	AgentName string        // the agent input's value, naming the agent in warnings and errors
+	Request   agent.Request // Model, Effort, PermissionMode, ResumeSession; Prompt is set per iteration
+	Prompt    *prompt.Prompt
 
 	Signals           []string
 	MaxIterations     int
@@ -312,7 +310,7 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 				log.ToolCall(ev.Tool, ev.Args)
 				c.progress(Progress{Iteration: n, MaxIterations: c.MaxIterations, LastTool: ev.Tool + "(" + ev.Args + ")", Commits: commitsBefore})
 			case agent.EventError:
-				log.Warning("%s reported: %s", c.Agent.Name(), ev.Text)
+				log.Warning("%s reported: %s", c.AgentName, ev.Text)
 			}
 		}
 		w.activity(tr.signal() != "")
@@ -346,7 +344,7 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 	case err != nil:
 		return it, tr, err
 	case r.ExitCode != 0 || tr.isError:
-		return it, tr, &AgentError{Agent: c.Agent.Name(), ExitCode: r.ExitCode, Signaled: r.Signaled, Detail: failureDetail(r.Stderr, tr, lines)}
+		return it, tr, &AgentError{Agent: c.AgentName, ExitCode: r.ExitCode, Signaled: r.Signaled, Detail: failureDetail(r.Stderr, tr, lines)}
 	}
 	if cerr != nil {
 		return it, tr, fmt.Errorf("iteration %d: collect commits: %w", n, cerr)

@@ -138,6 +138,7 @@ const signal = "<promise>COMPLETE</promise>"
 func config(iterations int) Config {
 	return Config{
 		Agent:             agent.ClaudeCode{},
+		AgentName:         "claude-code",
 		Prompt:            prompt.Inline("do the work"),
 		Signals:           []string{signal},
 		MaxIterations:     iterations,
