@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/engine"
 	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/gitguard"
@@ -40,7 +39,6 @@ var (
 	_ engine.GitGuard   = guard{}
 	_ engine.Sessions   = (*session.Carrier)(nil)
 	_ engine.Publisher  = publisher{}
-	_ run.Agent         = agent.Provider(nil)
 	_ run.Log           = (*report.Log)(nil)
 )
 

@@ -22,6 +22,9 @@ type agentSpec struct {
 	sessions    *agent.Sessions
 }
 
+// The loop runs the agent's CLI.
+var _ run.Agent = agent.Provider(nil)
+
 func agentOf(p agent.Provider) agentSpec {
 	return agentSpec{cli: p, name: p.Name(), credentials: p.Credentials(), envNames: p.EnvNames(), maxPrompt: p.MaxPromptBytes(), sessions: p.Sessions()}
 }
