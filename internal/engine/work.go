@@ -113,21 +113,61 @@ type Sessions interface {
 // work prepares the workspace and the sandbox, runs the agent and publishes its commits. It
 // returns the outcome, reported, and why the run failed.
 func (e *engine) work(ctx context.Context) (report.Outcome, error) {
-	cfg := e.p.Config
-	// A run that fails before the agent starts still says so in its status output.
-	failed := func(err error) (report.Outcome, error) {
+	j, err := e.start(ctx)
+	if err != nil {
+		// A run that fails before the agent starts still says so in its status output.
 		e.d.Reporter.Error(err.Error())
 		e.setOutputs(report.Outcome{Status: report.StatusFailed, CommentURL: e.commentURL()})
 		return report.Outcome{Status: report.StatusFailed, Failure: err.Error()}, err
 	}
+	defer j.closeLog()
+	base, res, restored, runErr := e.loop(ctx, j.ws, j.log)
+	done, finishErr := j.finish(runErr == nil)
+	if runErr == nil && finishErr != nil {
+		runErr = finishErr
+	} else if finishErr != nil {
+		j.log.Warning("%v", finishErr)
+	}
+	if runErr != nil && ctx.Err() != nil {
+		runErr = &CancelledError{Err: runErr}
+	}
+	if err := j.ws.HandBack(); err != nil {
+		j.log.Warning("%v", err)
+	}
+	o := e.outcome(j.ws, done, base, res, runErr, j.logPath)
+	o.RestoredGit, o.CommentURL = restored, e.commentURL()
+	if res.Output != nil {
+		_, skipped := report.FieldOutputs(res.Output.JSON)
+		for _, name := range skipped {
+			j.log.Status("No output for the structured output's field %q: the name is not usable as an output name or is taken", name)
+		}
+	}
+	runErr = e.publishing(ctx, &o, j, runErr)
+	return e.end(o, runErr, done, j.log)
+}
+
+// job is a run under way: its workspace, its log, where a lease push expects the branch.
+type job struct {
+	ws       Workspace
+	finish   func(ok bool) (Finished, error)
+	logPath  string
+	log      *report.Log
+	closeLog func()
+	lease    string
+}
+
+// start prepares the workspace, which is finished again when the run cannot go on, and opens
+// the run log.
+func (e *engine) start(ctx context.Context) (*job, error) {
 	e.d.Publisher.Origin(ctx)
 	ws, err := e.d.Workspaces.Prepare(ctx)
 	if err != nil {
-		return failed(err)
+		return nil, err
 	}
+	j := &job{ws: ws, closeLog: func() {}}
 	// Every way out finishes the workspace, within its own time, which starts then: a run
 	// longer than the cleanup time must not leave none.
-	finish := func(ok bool) (Finished, error) {
+	j.finish = func(ok bool) (Finished, error) {
 		cleanup, cancel := e.afterRun(ctx)
 		defer cancel()
 		return ws.Finish(cleanup, ok)
@@ -136,67 +176,55 @@ func (e *engine) work(ctx context.Context) (report.Outcome, error) {
 	if err := ws.HandBack(); err != nil {
 		e.d.Reporter.Warning(err.Error())
 	}
-	logPath, logFile, err := e.openLog(ws)
-	if err != nil {
-		finish(false)
-		return failed(err)
+	var file io.WriteCloser
+	if j.logPath, file, err = e.openLog(ws); err != nil {
+		j.finish(false)
+		return nil, err
 	}
-	if logFile != nil {
-		defer logFile.Close()
+	if file != nil {
+		j.closeLog = func() { file.Close() }
 	}
-	log := e.d.Reporter.NewLog(logFile)
-	log.Status("--- Run started: %s ---", time.Now().UTC().Format(time.RFC3339))
-	if logPath != "" {
-		e.d.Reporter.Info(fmt.Sprintf("Started on branch %s; log: %s", orDetached(ws.Source()), logPath))
+	j.log = e.d.Reporter.NewLog(file)
+	j.log.Status("--- Run started: %s ---", time.Now().UTC().Format(time.RFC3339))
+	if j.logPath != "" {
+		e.d.Reporter.Info(fmt.Sprintf("Started on branch %s; log: %s", orDetached(ws.Source()), j.logPath))
 	}
-	var lease string // where a lease push expects the remote branch
-	if cfg.GitHub.Push == inputs.PushLease {
+	if e.p.Config.GitHub.Push == inputs.PushLease {
 		start, err := ws.Head(ctx)
 		if err != nil {
-			finish(false)
-			return failed(err)
+			j.closeLog()
+			j.finish(false)
+			return nil, err
 		}
-		known := ""
+		known := "" // where the event's pull request has the branch, when it is that one's
 		if pr := prOf(e.p.Event); pr != nil && pr.HeadRef == ws.Source() && !pr.Fork {
 			known = pr.HeadSHA
 		}
-		lease = e.d.Publisher.Lease(ctx, ws.Source(), start, known)
+		j.lease = e.d.Publisher.Lease(ctx, ws.Source(), start, known)
 	}
+	return j, nil
+}
 
-	base, res, restored, runErr := e.loop(ctx, ws, log)
-	done, finishErr := finish(runErr == nil)
-	if runErr == nil && finishErr != nil {
-		runErr = finishErr
-	} else if finishErr != nil {
-		log.Warning("%v", finishErr)
-	}
-	if runErr != nil && ctx.Err() != nil {
-		runErr = &CancelledError{Err: runErr}
-	}
-	if err := ws.HandBack(); err != nil {
-		log.Warning("%v", err)
-	}
-	o := e.outcome(ws, done, base, res, runErr, logPath)
-	o.RestoredGit, o.CommentURL = restored, e.commentURL()
-	if res.Output != nil {
-		_, skipped := report.FieldOutputs(res.Output.JSON)
-		for _, name := range skipped {
-			log.Status("No output for the structured output's field %q: the name is not usable as an output name or is taken", name)
-		}
-	}
-	// Publishing outlives a cancelled run: pushing is how the commits survive the runner.
+// publishing pushes and opens the pull request on a context of its own, which outlives a
+// cancelled run: pushing is how the commits survive the runner. It returns why the run failed.
+func (e *engine) publishing(ctx context.Context, o *report.Outcome, j *job, runErr error) error {
 	end := e.d.Reporter.Group("Publish")
-	pubCtx, cancelPub := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
-	pubErr := e.publish(pubCtx, &o, ws, lease, runErr == nil, log)
-	cancelPub()
-	end()
+	defer end()
+	pubCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
+	defer cancel()
+	pubErr := e.publish(pubCtx, o, j.ws, j.lease, runErr == nil, j.log)
 	switch {
 	case pubErr != nil && runErr == nil:
-		runErr = pubErr
 		o.Status = statusOf(pubErr, o.Signal)
+		return pubErr
 	case pubErr != nil:
-		log.Warning("%v", pubErr)
+		j.log.Warning("%v", pubErr)
 	}
+	return runErr
+}
+
+// end says how the run ended and reports its outcome.
+func (e *engine) end(o report.Outcome, runErr error, done Finished, log *report.Log) (report.Outcome, error) {
 	e.told(o, runErr, done, log)
 	if runErr != nil {
 		o.Failure = runErr.Error()
@@ -213,7 +241,7 @@ func (e *engine) work(ctx context.Context) (report.Outcome, error) {
 }
 
 // told says how the run ended: in the log, and for a failure as an error annotation, with
-// where the work was kept.
+// the branch that keeps the commits (a preserved worktree the workspace warns about itself).
 func (e *engine) told(o report.Outcome, runErr error, done Finished, log *report.Log) {
 	if runErr == nil {
 		log.Status("Run %s after %d iteration(s)", o.Status, len(o.Iterations))
@@ -221,9 +249,6 @@ func (e *engine) told(o report.Outcome, runErr error, done Finished, log *report
 	}
 	log.Status("Run %s: %v", o.Status, runErr)
 	e.d.Reporter.Error(runErr.Error())
-	if done.Preserved != "" {
-		e.d.Reporter.Warning(fmt.Sprintf("the worktree has uncommitted changes and was kept at %s", done.Preserved))
-	}
 	if done.KeptBranch != "" {
 		e.d.Reporter.Warning(fmt.Sprintf("the agent's commits were kept on branch %s", done.KeptBranch))
 	}
