@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -210,5 +211,29 @@ func TestLogPrompt(t *testing.T) {
 	}
 	if strings.Contains(console.String(), "sk-secret") {
 		t.Errorf("console shows the secret:\n%s", console.String())
+	}
+}
+
+// TestConsoleCommandsAndWarnings: a command of our own ends an open fence around it and goes
+// back into it, redacted or, for add-mask, not; a warning goes to warn when there is one.
+func TestConsoleCommandsAndWarnings(t *testing.T) {
+	var console bytes.Buffer
+	red := &Redactor{}
+	red.Add("sk-secret")
+	c := NewConsole(&console, red, true)
+	var warned []string
+	l := c.NewLog(nil, func(msg string) { warned = append(warned, msg) })
+	l.BeginAgent()
+	c.Command("::warning::sk-secret\n", true)
+	c.Command("::add-mask::sk-secret\n", false)
+	l.EndAgent()
+	if got := testkit.RunnerCommands(console.String()); !slices.Equal(got, []string{"::warning::***", "::add-mask::sk-secret"}) {
+		t.Errorf("live commands %q", got)
+	}
+	l.Warning("idle for %s", "1m")
+	plain := NewConsole(&console, nil, false).NewLog(nil, nil)
+	plain.Warning("plain %d", 2)
+	if !slices.Equal(warned, []string{"idle for 1m"}) || !strings.Contains(console.String(), "warning: plain 2\n") {
+		t.Errorf("warned %q, console %q", warned, console.String())
 	}
 }

@@ -3,10 +3,12 @@ package report
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
+	"github.com/sandcastle-action/sandcastle/internal/prompt"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
 )
 
@@ -67,5 +69,13 @@ func TestPRTemplatesCheckedWithTheKeysTheyGet(t *testing.T) {
 	}
 	if _, _, err := (Outcome{}).PR(all, "main", nil); err != nil {
 		t.Errorf("PR: %v", err)
+	}
+}
+
+func TestPRTemplateErrorUnwraps(t *testing.T) {
+	err := CheckPRTemplates(PRTemplates{Title: "{{X}}"}, nil)
+	var mk *prompt.MissingKeysError
+	if !errors.As(err, &mk) || !slices.Equal(mk.Keys, []string{"X"}) {
+		t.Errorf("error %v does not unwrap to the missing keys", err)
 	}
 }

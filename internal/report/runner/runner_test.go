@@ -286,6 +286,9 @@ func TestReporterInfoIsAPlainRedactedLine(t *testing.T) {
 	})
 	r.Mask("hunter22")
 	out.Reset()
+	if got := r.Redactor().Redact("hunter22"); got != "***" {
+		t.Errorf("Redactor().Redact = %q, want the mask", got)
+	}
 	r.Info("created worktree with hunter22")
 	if got, want := out.String(), "created worktree with ***\n"; got != want {
 		t.Errorf("Info wrote %q, want %q (no annotation, secret masked)", got, want)
