@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -181,7 +182,7 @@ func (noAPI) OpenLinkedPRs(context.Context, int) ([]event.LinkedPR, error) {
 	return nil, errNoAPI
 }
 
-var errNoAPI = fmt.Errorf("no github-token and repository to ask GitHub with")
+var errNoAPI = errors.New("no github-token and repository to ask GitHub with")
 
 // refuse ends a run the event may not start: a green job that says why.
 func (e *engine) refuse(ctx context.Context, d event.Decision) (report.Outcome, error) {
