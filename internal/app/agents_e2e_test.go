@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandcastle-action/sandcastle/internal/launch"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
@@ -129,7 +130,7 @@ func TestDockerCopilotCommits(t *testing.T) {
 func TestDockerCodexCommitsAndResumes(t *testing.T) {
 	a := newAgentAction(t, "codex")
 	model := testkit.NewOpenAI(t, commitBash("notes.txt", "from codex", "Add a note"), testkit.Text("Done. "+signal), testkit.Text("notes.txt. "+signal))
-	for k, v := range model.Env(sandboxHome) {
+	for k, v := range model.Env(launch.SandboxHome) {
 		if k != "HOME" && k != "CODEX_HOME" {
 			a.env[k] = v
 		}

@@ -8,9 +8,11 @@ import (
 	"testing"
 )
 
-// TestBadInput runs Main on invalid inputs: each must exit with code 2 and a message naming the
-// input and what would be valid, before anything is created: no worktree, no branch, no
-// .sandcastle directory, no line in .git/info/exclude, no change to the checkout.
+// TestBadInput runs Main on inputs that only preflight can find wrong, in the repository, the
+// environment, the event or what the agent takes (the rules of each input alone are
+// TestLoad_badInput's): each must exit with code 2 and a message naming the input and what
+// would be valid, before anything is created: no worktree, no branch, no .sandcastle
+// directory, no line in .git/info/exclude, no change to the checkout.
 func TestBadInput(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -20,55 +22,16 @@ func TestBadInput(t *testing.T) {
 		want   []string                              // substrings of the output
 		absent []string                              // what the output must not say
 	}{
-		{"no_prompt", nil, nil, []string{`"prompt"`, "prompt-file"}, nil},
-		{"both_prompts", []string{"--prompt", "hi", "--prompt-file", "p.md"}, writePrompt("hi"), []string{"prompt", "prompt-file"}, nil},
-		{"missing_prompt_file", []string{"--prompt-file", "nope.md"}, nil, []string{`"prompt-file"`, "nope.md"}, nil},
-		{"args_with_inline_prompt", []string{"--prompt", "hi", "--prompt-args", "A=1"}, nil, []string{`"prompt-args"`, "prompt-file"}, nil},
-		{"bad_yaml_args", []string{"--prompt-file", "p.md", "--prompt-args", "{a: [1, 2"}, writePrompt("{{a}}"), []string{`"prompt-args"`}, nil},
-		{"builtin_override", []string{"--prompt-file", "p.md", "--prompt-args", "SOURCE_BRANCH=x"}, writePrompt("hi"), []string{"SOURCE_BRANCH", "built-in"}, nil},
 		{"missing_placeholder_values", []string{"--prompt-file", "p.md", "--prompt-args", "A=1"}, writePrompt("{{A}} {{ISSUE}} {{TITLE}}"), []string{"{{ISSUE}}", "{{TITLE}}", "prompt-args"}, nil},
-		{"unknown_agent", []string{"--prompt", "hi", "--agent", "gpt-pilot"}, nil, []string{`"agent"`, "claude-code"}, nil},
-		{"negative_idle_timeout", []string{"--prompt", "hi", "--idle-timeout-seconds", "-5"}, nil, []string{`"idle-timeout-seconds"`}, nil},
-		{"zero_completion_timeout", []string{"--prompt", "hi", "--completion-timeout-seconds", "0"}, nil, []string{`"completion-timeout-seconds"`}, nil},
-		{"negative_hook_timeout", []string{"--prompt", "hi", "--hook-timeout-seconds", "-1"}, nil, []string{`"hook-timeout-seconds"`}, nil},
-		{"zero_iterations", []string{"--prompt", "hi", "--max-iterations", "0"}, nil, []string{`"max-iterations"`}, nil},
-		{"word_iterations", []string{"--prompt", "hi", "--max-iterations", "many"}, nil, []string{`"max-iterations"`, "whole number"}, nil},
-		{"bad_effort", []string{"--prompt", "hi", "--effort", "extreme"}, nil, []string{`"effort"`, "high"}, nil},
-		{"bad_permission_mode", []string{"--prompt", "hi", "--permission-mode", "yolo"}, nil, []string{`"permission-mode"`, "acceptEdits"}, nil},
-		{"bad_strategy", []string{"--prompt", "hi", "--branch-strategy", "rebase"}, nil, []string{`"branch-strategy"`, "merge-to-head"}, nil},
-		{"branch_strategy_without_branch", []string{"--prompt", "hi", "--branch-strategy", "branch"}, nil, []string{`"branch"`}, nil},
-		{"invalid_branch_name", []string{"--prompt", "hi", "--branch-strategy", "branch", "--branch", "feat..x"}, nil, []string{`"branch"`}, nil},
-		{"dash_branch_name", []string{"--prompt", "hi", "--branch-strategy", "branch", "--branch", "-f"}, nil, []string{`"branch"`}, nil},
-		{"copy_with_head", []string{"--prompt", "hi", "--copy-to-worktree", ".env"}, nil, []string{`"copy-to-worktree"`, "head"}, nil},
-		{"copy_escaping_repo", []string{"--prompt", "hi", "--branch-strategy", "merge-to-head", "--copy-to-worktree", "../secrets"}, nil, []string{`"copy-to-worktree"`}, nil},
-		{"schema_does_not_compile", []string{"--prompt", "<result>", "--output-tag", "result", "--output-schema", `{"type": 5}`}, nil, []string{`"output-schema"`}, nil},
-		{"schema_not_json", []string{"--prompt", "<result>", "--output-tag", "result", "--output-schema", `{"type": `}, nil, []string{`"output-schema"`}, nil},
-		{"schema_file_missing", []string{"--prompt", "<result>", "--output-tag", "result", "--output-schema", "schema.json"}, nil, []string{`"output-schema"`, "schema.json"}, nil},
-		{"output_with_iterations", []string{"--prompt", "<result>", "--output-tag", "result", "--max-iterations", "2"}, nil, []string{`"output-tag"`, "max-iterations"}, nil},
+		{"schema_does_not_compile", []string{"--prompt", "<result>", "--output-tag", "result", "--output-schema", `{"type": 5}`}, nil, []string{`input "output-schema": not a valid JSON Schema`}, []string{`"output-schema": input`}},
 		{"output_tag_not_in_prompt", []string{"--prompt", "answer please", "--output-tag", "result"}, nil, []string{`"output-tag"`, "<result>"}, nil},
-		{"negative_retries", []string{"--prompt", "<result>", "--output-tag", "result", "--output-max-retries", "-1"}, nil, []string{`"output-max-retries"`}, nil},
-		{"bad_output_type", []string{"--prompt", "<result>", "--output-tag", "result", "--output-type", "yaml"}, nil, []string{`"output-type"`, "object"}, nil},
-		{"unknown_sandbox", []string{"--prompt", "hi", "--sandbox", "vm"}, nil, []string{`"sandbox"`, "docker", "none"}, nil},
 		{"docker_as_root", []string{"--prompt", "hi", "--sandbox", "docker"}, nil, []string{`"container-uid"`, "root"}, nil},
 		{"docker_without_agent_credentials", []string{"--prompt", "hi", "--sandbox", "docker", "--container-uid", "1000", "--container-gid", "1000"}, nil, []string{`"agent"`, "ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"}, nil},
-		{"docker_input_without_docker", []string{"--prompt", "hi", "--image", "mine:latest"}, nil, []string{`"image"`, "sandbox docker"}, nil},
-		{"missing_working_directory", []string{"--prompt", "hi", "--working-directory", "nowhere"}, nil, []string{`"working-directory"`, "nowhere"}, nil},
-		{"bad_env_name", []string{"--prompt", "hi", "--env", "NOT-A-NAME"}, nil, []string{`"env"`}, nil},
 		{"github_token_in_env", []string{"--prompt", "hi", "--env", "GITHUB_TOKEN"}, nil, []string{`"env"`, "GITHUB_TOKEN"}, nil},
-		{"bad_env_file", []string{"--prompt", "hi"}, func(t *testing.T, e env, dir string) {
-			writeFile(t, filepath.Join(dir, ".sandcastle", ".env"), "GOOD=1\nthis line has no equals\n")
-			writeFile(t, filepath.Join(dir, ".git", "info", "exclude"), ".sandcastle/.env\n")
-		}, []string{`"env-file"`, "line 2"}, []string{"this line"}},
 		{"env_file_secret_never_shown", []string{"--prompt", "hi"}, func(t *testing.T, e env, dir string) {
 			writeFile(t, filepath.Join(dir, ".sandcastle", ".env"), "ANTHROPIC_API_KEY: sk-ant-s3cr3t\nOPENAI_API_KEY=\"sk-s3cr3t\" s3cr3t-tail\n")
 			writeFile(t, filepath.Join(dir, ".git", "info", "exclude"), ".sandcastle/.env\n")
 		}, []string{`"env-file"`, "line 1: ANTHROPIC_API_KEY is followed by a colon, not =", "line 2: value of OPENAI_API_KEY has text after its closing quote"}, []string{"s3cr3t"}},
-		{"build_args_secret_never_shown", []string{"--prompt", "hi", "--sandbox", "docker", "--container-uid", "1000", "--container-gid", "1000", "--build-args", "NPM_TOKEN=1\nnpm_s3cr3t"}, nil,
-			[]string{`"build-args"`, "line 2 is not KEY=VALUE"}, []string{"s3cr3t"}},
-		{"bad_boolean", []string{"--prompt", "hi", "--verbose=maybe"}, nil, []string{`"verbose"`}, nil},
-		{"unknown_flags", []string{"--promt", "hi", "--max_iterations", "3", "--colour", "red"}, nil,
-			[]string{"unknown flag --promt: did you mean --prompt?", "unknown flag --max_iterations: input names are written with hyphens, not underscores: did you mean --max-iterations?", "unknown flag --colour"},
-			[]string{"unexpected argument"}},
 		{"several_problems_at_once", []string{"--max-iterations", "0", "--agent", "nope", "--idle-timeout-seconds", "x"}, nil, []string{`"max-iterations"`, `"agent"`, `"idle-timeout-seconds"`, `"prompt"`}, nil},
 		{"branch_checked_out_in_checkout", []string{"--prompt", "hi", "--branch-strategy", "branch", "--branch", "main"}, nil,
 			[]string{`input "branch": branch "main" is checked out in the main working tree`}, nil},
@@ -84,15 +47,12 @@ func TestBadInput(t *testing.T) {
 			gitRun(t, e, dir, "branch", "-D", "main")
 		}, []string{`input "working-directory"`, "has no commits yet", "commit something first"}, []string{"rev-parse", "fatal"}},
 		{"agent_cli_missing", []string{"--prompt", "hi"}, nil, []string{"claude", "PATH"}, nil},
-		{"effort_the_agent_does_not_take", []string{"--prompt", "hi", "--agent", "pi", "--effort", "max"}, nil, []string{`"effort"`, `agent "pi" does not accept effort "max"`, "xhigh"}, nil},
+		{"model_the_agent_cannot_take", []string{"--prompt", "hi", "--model", "-x"}, nil, []string{`input "model": claude-code: model "-x" must not start with '-'`}, nil},
 		{"codex_without_credentials", []string{"--prompt", "hi", "--agent", "codex", "--sandbox", "docker", "--container-uid", "1000", "--container-gid", "1000"}, nil, []string{`"agent"`, "codex needs one of CODEX_API_KEY"}, nil},
-		{"resume_with_agent_without_sessions", []string{"--prompt", "hi", "--agent", "cursor", "--resume-session", "abc"}, nil, []string{`"resume-session"`, "one of: claude-code, codex, pi"}, nil},
 		{"resume_session_not_saved", []string{"--prompt", "hi", "--resume-session", "5b0f8d3e-8c2a-4f1e-9d7b-2a6c1e0f4b93"}, nil, []string{`"resume-session"`, "not found", ".claude/projects"}, nil},
 		{"resume_session_id_not_an_id", []string{"--prompt", "hi", "--resume-session", "../../etc/passwd"}, nil, []string{`"resume-session"`, "not valid"}, nil},
-		{"fork_without_resume", []string{"--prompt", "hi", "--fork-session"}, nil, []string{`"fork-session"`, "resume-session"}, nil},
 		{"prompt_too_long_for_argv", []string{"--prompt-file", "p.md", "--agent", "cursor"}, writePrompt(strings.Repeat("x", 130<<10)), []string{`"prompt-file"`, "cursor takes the prompt as a command-line argument", "133120 bytes", "claude-code, codex, copilot, opencode, pi"}, nil},
 		{"open_pr_without_token", []string{"--prompt", "hi", "--branch-strategy", "branch", "--branch", "w", "--open-pr"}, nil, []string{`"github-token"`, "open-pr", "GITHUB_TOKEN"}, nil},
-		{"open_pr_with_push_none", []string{"--prompt", "hi", "--branch-strategy", "branch", "--branch", "w", "--open-pr", "--push", "none"}, nil, []string{`"open-pr"`, "push"}, nil},
 		{"pr_title_unknown_key", []string{"--prompt", "hi", "--branch-strategy", "branch", "--branch", "w", "--open-pr", "--pr-title", "Fix {{ISSUE_TITEL}}"}, nil, []string{`"pr-title"`, "ISSUE_TITEL"}, nil},
 		{"event_payload_missing", []string{"--prompt", "hi"}, func(t *testing.T, e env, dir string) {
 			e["GITHUB_ACTIONS"], e["GITHUB_EVENT_NAME"], e["GITHUB_EVENT_PATH"] = "true", "issues", filepath.Join(dir, "no-event.json")

@@ -52,7 +52,7 @@ func BenchmarkPipelineOverhead(b *testing.B) {
 
 	b.ResetTimer()
 	for b.Loop() {
-		var out syncBuffer
+		var out testkit.SyncBuffer
 		code := Main(b.Context(), System{
 			Args:   []string{"run", "--sandbox", "none", "--prompt", "do nothing", "--max-iterations", "5", "--log-file", "-"},
 			Getenv: e.get,
@@ -128,7 +128,7 @@ func BenchmarkDockerRun(b *testing.B) {
 				}); err != nil {
 					b.Fatal(err)
 				}
-				var out syncBuffer
+				var out testkit.SyncBuffer
 				start := time.Now()
 				code := Main(b.Context(), System{
 					Args: []string{"run", "--prompt", "do nothing", "--max-iterations", strconv.Itoa(iterations),

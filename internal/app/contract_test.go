@@ -16,7 +16,7 @@ import (
 func TestOutputsMatchActionYML(t *testing.T) {
 	t.Parallel()
 	var written []string
-	for _, p := range (report.Outputs{}).Pairs() {
+	for _, p := range (report.Outcome{}).Pairs() {
 		written = append(written, p[0])
 	}
 	if !slices.Equal(written, inputs.OutputNames) {

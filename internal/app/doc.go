@@ -1,4 +1,5 @@
-// Package app is the composition root: it reads the environment and flags once, builds the real
-// adapters, runs the pipeline and maps its outcome to outputs, a job summary and an exit code.
-// Nothing imports app.
+// Package app is the composition root: it reads the environment and the flags once, checks
+// everything a run needs before anything is made (preflight, every problem at once), builds
+// the real adapters, checks at compile time that each fits the interfaces the engine declares,
+// runs the engine and maps its error to an exit code by the error's type. Nothing imports app.
 package app

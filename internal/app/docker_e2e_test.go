@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/launch"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
@@ -32,7 +33,7 @@ func newDockerAction(t *testing.T, steps ...testkit.Step) *action {
 		t.Skip("needs root to give the checkout to another user, as the runner does")
 	}
 	a := newAction(t, steps...)
-	for k, v := range a.model.Env(sandboxHome) {
+	for k, v := range a.model.Env(launch.SandboxHome) {
 		if k != "HOME" && k != "TMPDIR" {
 			a.env[k] = v
 		}
@@ -160,7 +161,7 @@ func TestDockerSIGTERMRemovesContainer(t *testing.T) {
 }
 
 // startBinary builds sandcastle and starts it as the Action, with a's environment.
-func startBinary(t *testing.T, a *action) (*exec.Cmd, *syncBuffer) {
+func startBinary(t *testing.T, a *action) (*exec.Cmd, *testkit.SyncBuffer) {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "sandcastle")
 	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
@@ -171,7 +172,7 @@ func startBinary(t *testing.T, a *action) (*exec.Cmd, *syncBuffer) {
 	for k, v := range a.env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	var out syncBuffer
+	var out testkit.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

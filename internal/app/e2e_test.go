@@ -20,12 +20,14 @@ import (
 
 const signal = "<promise>COMPLETE</promise>"
 
-// action is one Action run: a repository, the model script and the runner's files.
+// action is one Action run: a repository, the model script (or the fake claude's) and the
+// runner's files.
 type action struct {
 	t       *testing.T
 	env     env
 	dir     string
-	model   *testkit.Anthropic
+	model   *testkit.Anthropic  // the real claude's model; nil with the fake claude
+	claude  *testkit.FakeClaude // nil with the real claude
 	outputs string
 	summary string
 	home    string
@@ -41,6 +43,24 @@ func newAction(t *testing.T, steps ...testkit.Step) *action {
 	for k, v := range a.model.Env(a.home) {
 		e[k] = v
 	}
+	a.asRunner()
+	return a
+}
+
+// newFakeAction is newAction with testkit's fake claude, which the steps script directly: no
+// npm, no model server.
+func newFakeAction(t *testing.T, steps ...testkit.Step) *action {
+	t.Helper()
+	e := hermeticEnv(t)
+	a := &action{t: t, env: e, dir: newRepo(t, e), claude: testkit.NewFakeClaude(t, steps...), home: e["HOME"]}
+	e["PATH"] = a.claude.Dir() + string(os.PathListSeparator) + e["PATH"]
+	a.asRunner()
+	return a
+}
+
+// asRunner sets a's environment as the runner does for the Action's step.
+func (a *action) asRunner() {
+	t, e := a.t, a.env
 	runner := t.TempDir()
 	a.outputs = filepath.Join(runner, "output")
 	a.summary = filepath.Join(runner, "summary")
@@ -54,7 +74,6 @@ func newAction(t *testing.T, steps ...testkit.Step) *action {
 	// as a user's would.
 	a.input("env", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC\nCLAUDE_CODE_MAX_RETRIES")
 	a.input("sandbox", "none")
-	return a
 }
 
 func (a *action) input(name, value string) { a.env[inputs.EnvName(name)] = value }

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandcastle-action/sandcastle/internal/engine"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
-	"github.com/sandcastle-action/sandcastle/internal/report"
+	"github.com/sandcastle-action/sandcastle/internal/report/runner"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
@@ -262,8 +263,7 @@ func TestDockerIssueLabeledPushesAndOpensPR(t *testing.T) {
 // why, the issue is told once (in its own comment, beside any run's status), the label comes
 // off, and no branch, worktree or agent run happens.
 func TestRefusedActorLeavesNothing(t *testing.T) {
-	a := newAction(t)
-	a.env["PATH"] = hermeticEnv(t)["PATH"] // a claude that fails the test if it runs
+	a := newFakeAction(t) // a claude with no script: it fails the run if it runs
 	g := withGitHub(t, a, ghToken)
 	g.api.SetPermission("drive-by", "read")
 	g.api.SetLabels(42, "sandcastle")
@@ -283,7 +283,7 @@ func TestRefusedActorLeavesNothing(t *testing.T) {
 	if got := stateOf(t, a.env, a.dir); got != before {
 		t.Errorf("the repository changed:\nbefore %+v\nafter  %+v", before, got)
 	}
-	if len(a.model.Requests()) != 0 || len(g.api.PRs()) != 0 || g.remoteSHA(t, "sandcastle/issue-42") != "" {
+	if len(a.claude.Calls()) != 0 || len(g.api.PRs()) != 0 || g.remoteSHA(t, "sandcastle/issue-42") != "" {
 		t.Errorf("a refused run reached the model, opened a pull request or pushed")
 	}
 	if got := g.api.Comments(42); len(got) != 1 || !strings.Contains(got[0].Body, "did not run") {
@@ -301,8 +301,7 @@ func TestRefusedActorLeavesNothing(t *testing.T) {
 // TestCommentWithoutPhraseIsSkippedQuietly: a comment that does not address the action is
 // skipped without a word on the issue.
 func TestCommentWithoutPhraseIsSkippedQuietly(t *testing.T) {
-	a := newAction(t)
-	a.env["PATH"] = hermeticEnv(t)["PATH"]
+	a := newFakeAction(t) // a claude with no script: it fails the run if it runs
 	g := withGitHub(t, a, ghToken)
 	g.event(t, "issue_comment", map[string]any{
 		"action":     "created",
@@ -540,8 +539,7 @@ func TestPRCreationRefused(t *testing.T) {
 func TestPermissionLookupRefusedFailsClearly(t *testing.T) {
 	for _, accepted := range []string{"", "pull_requests=write"} {
 		t.Run(map[string]string{"": "job_token", "pull_requests=write": "fine_grained_token"}[accepted], func(t *testing.T) {
-			a := newAction(t)
-			a.env["PATH"] = hermeticEnv(t)["PATH"]
+			a := newFakeAction(t) // a claude with no script: it fails the run if it runs
 			g := withGitHub(t, a, ghToken)
 			g.api.ForbidNext("GET", "/repos/{owner}/{repo}/collaborators/{user}/permission", "Resource not accessible by integration", accepted)
 			g.maintainerLabels(t)
@@ -565,7 +563,7 @@ func TestPermissionLookupRefusedFailsClearly(t *testing.T) {
 			if got := stateOf(t, a.env, a.dir); got != before {
 				t.Errorf("the repository changed:\nbefore %+v\nafter  %+v", before, got)
 			}
-			if len(a.model.Requests()) != 0 || len(g.api.Comments(42)) != 0 {
+			if len(a.claude.Calls()) != 0 || len(g.api.Comments(42)) != 0 {
 				t.Errorf("a run that could not check its trigger reached the model or commented")
 			}
 		})
@@ -584,14 +582,15 @@ func TestRunLongerThanCleanupStillFinishes(t *testing.T) {
 	g.maintainerLabels(t)
 	a.input("branch-strategy", "merge-to-head")
 
-	var stdout syncBuffer
+	var stdout testkit.SyncBuffer
 	sys := System{Getenv: a.env.get, Getwd: func() (string, error) { return a.dir, nil }, Stdout: &stdout, Stderr: &stdout}
-	p, err := validate(t.Context(), sys, inputs.FromEnv(a.env.get), a.dir)
+	s, err := validate(t.Context(), sys, inputs.FromEnv(a.env.get), a.dir)
 	if err != nil {
 		t.Fatalf("validate: %v", err)
 	}
-	p.cleanup = time.Second // shorter than the agent's work
-	if err := p.run(t.Context(), report.New(&stdout, a.env.get)); err != nil {
+	plan := s.plan
+	plan.Cleanup = time.Second // shorter than the agent's work
+	if _, err := engine.Run(t.Context(), plan, s.deps(runner.New(&stdout, a.env.get))); err != nil {
 		t.Fatalf("run: %v\n%s", err, stdout.String())
 	}
 	out := a.readOutputs()

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sandcastle-action/sandcastle/internal/event"
-	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
@@ -41,8 +39,7 @@ func TestOwnEventsStartNothing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := newAction(t)
-			a.env["PATH"] = hermeticEnv(t)["PATH"] // a claude that fails the test if it runs
+			a := newFakeAction(t) // a claude with no script: it fails the run if it runs
 			g := withGitHub(t, a, ghToken)
 			g.api.SetPermission("maintainer", "admin")
 			g.api.SetLabels(42, "bug")
@@ -119,29 +116,18 @@ func TestAppBotStartsRunsOnlyWhenAllowed(t *testing.T) {
 // TestRefuseIfOpenPROnlyForClosingPRs: a collaborator's open pull request that merely mentions
 // the issue does not hold a run back; one whose description would close it does.
 func TestRefuseIfOpenPROnlyForClosingPRs(t *testing.T) {
-	a := newAction(t)
+	a := newFakeAction(t, testkit.Text("Nothing to do."))
 	g := withGitHub(t, a, ghToken)
 	g.maintainerLabels(t)
 	g.api.AddLinkedPR(42, testkit.FakeLinkedPR{Number: 7, Author: "alice", AuthorAssociation: "COLLABORATOR", Body: "Groundwork for #42; see there."})
 	a.input("branch-strategy", "branch")
 	a.input("branch", "sandcastle/issue-42")
-	guard := func() event.Decision {
-		t.Helper()
-		p, err := validate(t.Context(), System{Getenv: a.env.get}, inputs.FromEnv(a.env.get), a.dir)
-		if err != nil {
-			t.Fatalf("validate: %v", err)
-		}
-		d, err := p.gh.guard(t.Context())
-		if err != nil {
-			t.Fatalf("guard: %v", err)
-		}
-		return d
-	}
-	if d := guard(); !d.Run {
-		t.Errorf("a mention held the run back: %s", d.Reason)
+	if _, out := a.runWant(0); out["status"] == "refused" {
+		t.Errorf("a mention held the run back: %s", out["refusal-reason"])
 	}
 	g.api.AddLinkedPR(42, testkit.FakeLinkedPR{Number: 8, Author: "bob", AuthorAssociation: "MEMBER", Body: "Fixes #42"})
-	if d := guard(); d.Run || !strings.Contains(d.Reason, "pull request #8") || !strings.Contains(d.Reason, "by collaborator bob") {
-		t.Errorf("decision %+v; want the closing pull request #8 to refuse the run", d)
+	writeFile(t, a.outputs, "")
+	if _, out := a.runWant(0); out["status"] != "refused" || !strings.Contains(out["refusal-reason"], "pull request #8") || !strings.Contains(out["refusal-reason"], "by collaborator bob") {
+		t.Errorf("outputs %v; want the closing pull request #8 to refuse the run", out)
 	}
 }

@@ -1,15 +1,15 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // env is a fake process environment for Main.
@@ -43,24 +43,6 @@ func hermeticEnv(t *testing.T) env {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a run.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // invocation is one run of Main.
 type invocation struct {
 	code   int
@@ -77,7 +59,7 @@ func runMain(t *testing.T, e env, dir string, args ...string) invocation {
 
 func runMainContext(ctx context.Context, t *testing.T, e env, dir string, args ...string) invocation {
 	t.Helper()
-	var stdout, stderr syncBuffer
+	var stdout, stderr testkit.SyncBuffer
 	code := Main(ctx, System{
 		Args:    args,
 		Getenv:  e.get,

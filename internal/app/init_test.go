@@ -37,3 +37,36 @@ func TestInitWritesStarterFilesOnce(t *testing.T) {
 		t.Errorf("init with an unknown agent: exit %d, output %q; want a refusal listing the agents", inv.code, inv.output())
 	}
 }
+
+// TestMainCommands: each command line gets its answer, and a wrong one exit code 2 with the
+// usage.
+func TestMainCommands(t *testing.T) {
+	t.Parallel()
+	e := hermeticEnv(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"version", []string{"version"}, exitOK, "sandcastle dev"},
+		{"help", []string{"--help"}, exitOK, "sandcastle run [flags]"},
+		{"help_word", []string{"help"}, exitOK, "sandcastle init"},
+		{"run_help", []string{"run", "--help"}, exitOK, "--max-iterations"},
+		{"prompt_help", []string{"prompt", "-h"}, exitOK, "Prints the prompt that sandcastle run"},
+		{"no_command", nil, exitBadInput, "Usage:"},
+		{"unknown_command", []string{"frobnicate", "now"}, exitBadInput, `unknown command "frobnicate now"`},
+		{"unknown_flag", []string{"run", "--promt", "x"}, exitBadInput, `Run "sandcastle run --help" for the flags.`},
+		{"init_help", []string{"init", "-h"}, exitOK, ""},
+		{"init_bad_flag", []string{"init", "--agnet", "x"}, exitBadInput, "flag provided but not defined"},
+		{"init_argument", []string{"init", "extra"}, exitBadInput, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inv := runMain(t, e, t.TempDir(), tt.args...)
+			if inv.code != tt.code || !strings.Contains(inv.output(), tt.want) {
+				t.Errorf("exit %d, output:\n%s\nwant exit %d and %q", inv.code, inv.output(), tt.code, tt.want)
+			}
+		})
+	}
+}

@@ -4,13 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/sandcastle-action/sandcastle/internal/gitguard"
+	"github.com/sandcastle-action/sandcastle/internal/engine"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
-	"github.com/sandcastle-action/sandcastle/internal/report"
-	"github.com/sandcastle-action/sandcastle/internal/run"
-	"github.com/sandcastle-action/sandcastle/internal/sandbox"
-	"github.com/sandcastle-action/sandcastle/internal/sandbox/host"
-	"github.com/sandcastle-action/sandcastle/internal/workspace"
+	"github.com/sandcastle-action/sandcastle/internal/report/runner"
 )
 
 const promptUsage = `Usage: sandcastle prompt [--input value]...
@@ -24,60 +20,16 @@ worktree or log file is created. It takes the flags of sandcastle run:
 
 // printPrompt is sandcastle prompt: see promptUsage.
 func printPrompt(ctx context.Context, sys System, raw inputs.Raw, workDir string) int {
-	rep := report.New(sys.Stderr, sys.Getenv)
-	p, code := preflight(ctx, sys, raw, workDir, rep)
-	if p == nil {
+	rep := runner.New(sys.Stderr, sys.Getenv)
+	s, code := preflight(ctx, sys, raw, workDir, rep)
+	if s == nil {
 		return code
 	}
-	text, err := p.preview(ctx, rep.NewLog(nil))
+	text, err := engine.Preview(ctx, s.plan, s.deps(rep))
 	if err != nil {
 		rep.Error(err.Error())
 		return exitCode(err)
 	}
 	fmt.Fprint(sys.Stdout, rep.Redactor().Redact(text))
 	return exitOK
-}
-
-// preview expands the prompt in a sandbox on the checkout as it is, with the branches the run
-// would have, and stops the sandbox again.
-func (p *plan) preview(ctx context.Context, log *report.Log) (_ string, err error) {
-	cfg := p.cfg
-	ws, err := workspace.Preview(ctx, p.gitEnv, workspace.Options{
-		RepoDir:   cfg.WorkingDirectory,
-		Strategy:  workspace.Strategy(cfg.BranchStrategy),
-		Branch:    cfg.Branch,
-		Name:      cfg.Name,
-		GitConfig: p.gitConfig(),
-	})
-	if err != nil {
-		return "", err
-	}
-	pr, err := p.promptFor(ws, log)
-	if err != nil {
-		return "", err
-	}
-	vars, err := p.agentVars(ctx, ws)
-	if err != nil {
-		return "", err
-	}
-	var sb sandbox.Sandbox = host.New(ws.Dir, environ(vars))
-	if cfg.Sandbox == inputs.SandboxDocker {
-		// The commands run in the sandbox as the agent would, so the git directory is guarded
-		// as for a run: put back, and its mount targets removed, once the sandbox is gone.
-		g, err := gitguard.Take(ctx, p.hostGit(ws.Dir))
-		if err != nil {
-			return "", err
-		}
-		guard := &repoGuard{guard: g, log: log}
-		defer func() {
-			cctx, cancel := afterRun(ctx, p.cleanup)
-			defer cancel()
-			err = guard.close(cctx, err)
-		}()
-		if sb, _, err = p.startDocker(ctx, ws, ws.Dir, vars, g, log); err != nil {
-			return "", err
-		}
-	}
-	defer closeSandbox(ctx, sb, log)
-	return run.Expand(ctx, pr, sb, cfg.ShellTimeout, log)
 }

@@ -163,27 +163,37 @@ func (r Repo) environ(extra []string) []string {
 	// the user's or the agent's own git.
 	fixed := []string{"LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=:", "GIT_OPTIONAL_LOCKS=0"}
 	config := append(append(append([]string(nil), r.Config...), hardened...), extra...)
-	env := make([]string, 0, len(r.Env)+len(fixed)+2*len(config)+1)
-	count := 0
+	env := make([]string, 0, len(r.Env)+len(fixed))
 	for _, kv := range r.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		if dropped(k) {
-			continue
+		if k, _, _ := strings.Cut(kv, "="); !dropped(k) {
+			env = append(env, kv)
 		}
+	}
+	return ConfigEnv(append(env, fixed...), config...)
+}
+
+// ConfigEnv returns env, KEY=VALUE, with the git configuration pairs config (key=value) added
+// as GIT_CONFIG_KEY_n, GIT_CONFIG_VALUE_n and GIT_CONFIG_COUNT, as if each were given with -c.
+// The pairs are numbered after those env already holds, so an inherited GIT_CONFIG_COUNT keeps
+// applying: this is the one encoder of git configuration into an environment, for our own git
+// commands and for the agent's.
+func ConfigEnv(env []string, config ...string) []string {
+	out := make([]string, 0, len(env)+2*len(config)+1)
+	count := 0
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
 		if k == "GIT_CONFIG_COUNT" {
-			// Our pairs are numbered after the inherited ones, so both apply.
 			count, _ = strconv.Atoi(v)
 			continue
 		}
-		env = append(env, kv)
+		out = append(out, kv)
 	}
-	env = append(env, fixed...)
 	for _, kv := range config {
 		k, v, _ := strings.Cut(kv, "=")
-		env = append(env,
+		out = append(out,
 			fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", count, k),
 			fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", count, v))
 		count++
 	}
-	return append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(count))
+	return append(out, "GIT_CONFIG_COUNT="+strconv.Itoa(count))
 }

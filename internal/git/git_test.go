@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -112,6 +113,28 @@ func TestRun_config_reaches_git_without_files(t *testing.T) {
 	}
 	if strings.Contains(string(local), "sandcastle") {
 		t.Errorf(".git/config was written:\n%s", local)
+	}
+}
+
+func TestConfigEnv(t *testing.T) {
+	tests := []struct {
+		name   string
+		env    []string
+		config []string
+		want   []string
+	}{
+		{"none", []string{"HOME=/h"}, nil, []string{"HOME=/h", "GIT_CONFIG_COUNT=0"}},
+		{"pairs_keep_their_equals", []string{"HOME=/h"}, []string{"safe.directory=*", "a.b=c=d"},
+			[]string{"HOME=/h", "GIT_CONFIG_KEY_0=safe.directory", "GIT_CONFIG_VALUE_0=*", "GIT_CONFIG_KEY_1=a.b", "GIT_CONFIG_VALUE_1=c=d", "GIT_CONFIG_COUNT=2"}},
+		{"numbered_after_the_inherited", []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=Me"}, []string{"safe.directory=*"},
+			[]string{"GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=Me", "GIT_CONFIG_KEY_1=safe.directory", "GIT_CONFIG_VALUE_1=*", "GIT_CONFIG_COUNT=2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := git.ConfigEnv(tt.env, tt.config...); !slices.Equal(got, tt.want) {
+				t.Errorf("ConfigEnv = %q\nwant         %q", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
 // CurrentBranch returns the short name of the checked-out branch, or "" when HEAD is detached.
@@ -50,24 +52,18 @@ func (r Repo) RevList(ctx context.Context, rng string) ([]string, error) {
 	return strings.Fields(out), nil
 }
 
-// Commit is a commit and its subject line.
-type Commit struct {
-	SHA     string
-	Subject string
-}
-
 // Log returns the commits in a revision range with their subjects, oldest first.
-func (r Repo) Log(ctx context.Context, rng string) ([]Commit, error) {
+func (r Repo) Log(ctx context.Context, rng string) ([]gitref.Commit, error) {
 	out, err := r.Run(ctx, "log", "--reverse", "--no-show-signature", "--no-color",
 		"--format=%H%x1f%s", "--end-of-options", rng, "--")
 	if err != nil {
 		return nil, err
 	}
-	var commits []Commit
+	var commits []gitref.Commit
 	for line := range strings.Lines(out) {
 		sha, subject, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "\x1f")
 		if sha != "" {
-			commits = append(commits, Commit{SHA: sha, Subject: subject})
+			commits = append(commits, gitref.Commit{SHA: sha, Subject: subject})
 		}
 	}
 	return commits, nil

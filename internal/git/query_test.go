@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
 func TestCurrentBranch(t *testing.T) {
@@ -88,7 +89,7 @@ func TestRevList_and_Log_oldest_first(t *testing.T) {
 	if got, want := len(shas), 2; got != want {
 		t.Fatalf("RevList: %d commits, want %d", got, want)
 	}
-	want := []git.Commit{
+	want := []gitref.Commit{
 		{SHA: shas[0], Subject: "second"},
 		{SHA: shas[1], Subject: "third: with | odd\tchars"},
 	}

@@ -1,5 +1,3 @@
-// Package gitref checks branch names by git's rules, in plain Go, so inputs can be validated
-// before any git command runs and no name can ever be read as an option.
 package gitref
 
 import (
@@ -58,4 +56,18 @@ func branchNameProblem(name string) string {
 		}
 	}
 	return ""
+}
+
+// Commit is a commit and its subject line.
+type Commit struct {
+	SHA     string
+	Subject string
+}
+
+// ShortSHA abbreviates a commit id for people: its first 7 characters.
+func ShortSHA(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
 }

@@ -59,3 +59,11 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestShortSHA(t *testing.T) {
+	for in, want := range map[string]string{"0123456789abcdef": "0123456", "abc": "abc", "": ""} {
+		if got := ShortSHA(in); got != want {
+			t.Errorf("ShortSHA(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

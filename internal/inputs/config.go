@@ -84,7 +84,7 @@ type Config struct {
 	ResumeSession string
 	// ForkSession continues ResumeSession under a new id, leaving it unchanged.
 	ForkSession bool
-	// Sandbox is where the agent runs, one of Env.Sandboxes: SandboxDocker or SandboxNone.
+	// Sandbox is where the agent runs: SandboxDocker or SandboxNone.
 	Sandbox string
 	// Docker configures the container; the zero value unless Sandbox is SandboxDocker.
 	Docker DockerConfig

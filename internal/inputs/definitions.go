@@ -564,8 +564,7 @@ const (
 	SandboxNone = "none"
 )
 
-// knownSandboxes lists every sandbox name the sandbox input knows; Env.Sandboxes says which of
-// them this build implements.
+// knownSandboxes lists every sandbox name the sandbox input knows.
 var knownSandboxes = []string{SandboxDocker, SandboxNone}
 
 // dockerInputs are the inputs that apply only with sandbox docker.

@@ -4,9 +4,10 @@
 // descriptions: action.yml, the CLI flags, the INPUT_* names and the docs all come from it, and a
 // test fails when action.yml drifts from it.
 //
-// The package is pure. It never reads the process environment, never execs, and reads files only
-// through the functions in Env, so the composition root decides what "the environment" is and
-// tests need no real files. Load reports every problem at once (errors.Join), each a *Problem
+// The package is pure. It never reads the process environment, never execs, and Load reads
+// files only through the functions in Env, so the composition root decides what "the
+// environment" is and tests need no real files; ReadRegular is Env.ReadFile for the real file
+// system. Load reports every problem at once (errors.Join), each a *Problem
 // naming its input and what would be valid, because a CI user who fixes one input per run waits
 // minutes for each round trip. A misspelt input is named with the one most likely meant: an
 // unknown flag is a Problem, and an INPUT_* variable that is no input (UnknownVariables) a

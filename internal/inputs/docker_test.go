@@ -17,193 +17,67 @@ func TestLoad_dockerValueForms(t *testing.T) {
 		"/home/me/.docker/config": "",
 	}
 	tests := []struct {
-		name  string
-		raw   Raw
-		check func(t *testing.T, d DockerConfig)
+		name string
+		raw  Raw
+		want func(d *DockerConfig) // the defaults' DockerConfig, made into the wanted one
 	}{
-		{
-			name: "memory_units",
-			raw:  with(InputMemory, "1.5G"),
-			check: func(t *testing.T, d DockerConfig) {
-				if got, want := d.Memory, int64(3<<29); got != want {
-					t.Errorf("Memory = %d, want %d", got, want)
-				}
-			},
-		},
-		{
-			name: "memory_in_bytes",
-			raw:  with(InputMemory, "6291456"),
-			check: func(t *testing.T, d DockerConfig) {
-				if got, want := d.Memory, int64(6<<20); got != want {
-					t.Errorf("Memory = %d, want %d", got, want)
-				}
-			},
-		},
-		{
-			name: "memory_largest",
-			raw:  with(InputMemory, "8388607TiB"),
-			check: func(t *testing.T, d DockerConfig) {
-				if got, want := d.Memory, int64(8388607)<<40; got != want {
-					t.Errorf("Memory = %d, want %d", got, want)
-				}
-			},
-		},
-		{
-			name: "cpus_fraction_without_leading_zero",
-			raw:  with(InputCPUs, ".25"),
-			check: func(t *testing.T, d DockerConfig) {
-				if got, want := d.CPUs, 0.25; got != want {
-					t.Errorf("CPUs = %v, want %v", got, want)
-				}
-			},
-		},
-		{
-			name: "cpus_smallest",
-			raw:  with(InputCPUs, "0.000000001"),
-			check: func(t *testing.T, d DockerConfig) {
-				if got, want := d.CPUs, 1e-9; got != want {
-					t.Errorf("CPUs = %v, want %v", got, want)
-				}
-			},
-		},
-		{
-			name: "default_dockerfile_may_be_missing_with_auto",
-			raw:  with(InputBuildImage, "auto"),
-			check: func(t *testing.T, d DockerConfig) {
-				if got, want := d.Dockerfile, "/repo/.sandcastle/Dockerfile"; got != want {
-					t.Errorf("Dockerfile = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "build_context_defaults_to_the_dockerfiles_directory",
-			raw:  with(InputDockerfile, "build/Containerfile"),
-			check: func(t *testing.T, d DockerConfig) {
-				if got, want := d.BuildContext, "/repo/build"; got != want {
-					t.Errorf("BuildContext = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "build_context_need_not_hold_the_dockerfile",
-			raw:  with(InputDockerfile, "build/Containerfile", InputBuildContext, "."),
-			check: func(t *testing.T, d DockerConfig) {
-				if got, want := d.BuildContext, "/repo"; got != want {
-					t.Errorf("BuildContext = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "build_args_yaml",
-			raw:  with(InputBuildArgs, "NODE_VERSION: 22\nFLAGS: [a, b]\n"),
-			check: func(t *testing.T, d DockerConfig) {
-				if got, want := d.BuildArgs, map[string]string{"NODE_VERSION": "22", "FLAGS": `["a","b"]`}; !reflect.DeepEqual(got, want) {
-					t.Errorf("BuildArgs = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "build_never_with_pull",
-			raw:  with(InputBuildImage, "never", InputPull, "true", InputImage, "ghcr.io/acme/agent@sha256:"+strings.Repeat("ab", 32)),
-			check: func(t *testing.T, d DockerConfig) {
-				if got, want := d.Build, BuildNever; got != want {
-					t.Errorf("Build = %q, want %q", got, want)
-				}
-				if !d.Pull {
-					t.Error("Pull = false, want true")
-				}
-			},
-		},
-		{
-			name: "image_from_a_registry_with_a_port",
-			raw:  with(InputImage, "localhost:5000/team/agent-image:v1.2_3"),
-			check: func(t *testing.T, d DockerConfig) {
-				if got, want := d.Image, "localhost:5000/team/agent-image:v1.2_3"; got != want {
-					t.Errorf("Image = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "ids_at_the_limit",
-			raw:  with(InputContainerUID, "2147483647", InputContainerGID, "1"),
-			check: func(t *testing.T, d DockerConfig) {
-				if d.UID == nil || *d.UID != 2147483647 || d.GID == nil || *d.GID != 1 {
-					t.Errorf("UID, GID = %v, %v, want 2147483647, 1", d.UID, d.GID)
-				}
-			},
-		},
-		{
-			name: "groups_by_number_are_normalised",
-			raw:  with(InputGroups, "007\n7\nvideo\n0\n"),
-			check: func(t *testing.T, d DockerConfig) {
-				if got, want := d.Groups, []string{"7", "video", "0"}; !slices.Equal(got, want) {
-					t.Errorf("Groups = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "network_modes",
-			raw:  with(InputNetwork, "none"),
-			check: func(t *testing.T, d DockerConfig) {
-				if got, want := d.Network, "none"; got != want {
-					t.Errorf("Network = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "mounts",
-			raw: with(InputMounts, strings.Join([]string{
-				"cache:~/.cache/:rw",
-				" ~ : /host-home : ro ",
-				"~/.gitconfig:/etc/gitconfig:ro",
-				"/home/me/.docker/config:/cfg/docker",
-			}, "\n")),
-			check: func(t *testing.T, d DockerConfig) {
-				want := []Mount{
-					{Host: "/repo/cache", Sandbox: "~/.cache"},
-					{Host: "/home/me", Sandbox: "/host-home", ReadOnly: true},
-					{Host: "/home/me/.gitconfig", Sandbox: "/etc/gitconfig", ReadOnly: true},
-					{Host: "/home/me/.docker/config", Sandbox: "/cfg/docker"},
-				}
-				if got := d.Mounts; !reflect.DeepEqual(got, want) {
-					t.Errorf("Mounts =\n%+v\nwant\n%+v", got, want)
-				}
-			},
-		},
-		{
-			name: "devices",
-			raw:  with(InputDevices, "/dev/fuse:r\n/dev/sda:/dev/xvda/\n/dev/kvm:/dev/kvm:mrw\n"),
-			check: func(t *testing.T, d DockerConfig) {
-				want := []Device{
-					{Host: "/dev/fuse", Sandbox: "/dev/fuse", Permissions: "r"},
-					{Host: "/dev/sda", Sandbox: "/dev/xvda", Permissions: "rwm"},
-					{Host: "/dev/kvm", Sandbox: "/dev/kvm", Permissions: "mrw"},
-				}
-				if got := d.Devices; !reflect.DeepEqual(got, want) {
-					t.Errorf("Devices =\n%+v\nwant\n%+v", got, want)
-				}
-			},
-		},
-		{
-			name: "selinux_private",
-			raw:  with(InputSELinuxLabel, "Z"),
-			check: func(t *testing.T, d DockerConfig) {
-				if got, want := d.SELinuxLabel, "Z"; got != want {
-					t.Errorf("SELinuxLabel = %q, want %q", got, want)
-				}
-			},
-		},
+		{"memory_units", with(InputMemory, "1.5G"), func(d *DockerConfig) { d.Memory = 3 << 29 }},
+		{"memory_in_bytes", with(InputMemory, "6291456"), func(d *DockerConfig) { d.Memory = 6 << 20 }},
+		{"memory_largest", with(InputMemory, "8388607TiB"), func(d *DockerConfig) { d.Memory = int64(8388607) << 40 }},
+		{"cpus_fraction_without_leading_zero", with(InputCPUs, ".25"), func(d *DockerConfig) { d.CPUs = 0.25 }},
+		{"cpus_smallest", with(InputCPUs, "0.000000001"), func(d *DockerConfig) { d.CPUs = 1e-9 }},
+		{"default_dockerfile_may_be_missing_with_auto", with(InputBuildImage, "auto"), func(d *DockerConfig) { d.Dockerfile = "/repo/.sandcastle/Dockerfile" }},
+		{"build_context_defaults_to_the_dockerfiles_directory", with(InputDockerfile, "build/Containerfile"), func(d *DockerConfig) {
+			d.Dockerfile, d.BuildContext = "/repo/build/Containerfile", "/repo/build"
+		}},
+		{"build_context_need_not_hold_the_dockerfile", with(InputDockerfile, "build/Containerfile", InputBuildContext, "."), func(d *DockerConfig) {
+			d.Dockerfile, d.BuildContext = "/repo/build/Containerfile", "/repo"
+		}},
+		{"build_args_yaml", with(InputBuildArgs, "NODE_VERSION: 22\nFLAGS: [a, b]\n"), func(d *DockerConfig) {
+			d.BuildArgs = map[string]string{"NODE_VERSION": "22", "FLAGS": `["a","b"]`}
+		}},
+		{"build_never_with_pull", with(InputBuildImage, "never", InputPull, "true", InputImage, "ghcr.io/acme/agent@sha256:"+strings.Repeat("ab", 32)), func(d *DockerConfig) {
+			d.Build, d.Pull, d.Image = BuildNever, true, "ghcr.io/acme/agent@sha256:"+strings.Repeat("ab", 32)
+		}},
+		{"image_from_a_registry_with_a_port", with(InputImage, "localhost:5000/team/agent-image:v1.2_3"), func(d *DockerConfig) {
+			d.Image = "localhost:5000/team/agent-image:v1.2_3"
+		}},
+		{"ids_at_the_limit", with(InputContainerUID, "2147483647", InputContainerGID, "1"), func(d *DockerConfig) { d.UID, d.GID = ptr(2147483647), ptr(1) }},
+		{"groups_by_number_are_normalised", with(InputGroups, "007\n7\nvideo\n0\n"), func(d *DockerConfig) { d.Groups = []string{"7", "video", "0"} }},
+		{"network_modes", with(InputNetwork, "none"), func(d *DockerConfig) { d.Network = "none" }},
+		{"mounts", with(InputMounts, strings.Join([]string{
+			"cache:~/.cache/:rw",
+			" ~ : /host-home : ro ",
+			"~/.gitconfig:/etc/gitconfig:ro",
+			"/home/me/.docker/config:/cfg/docker",
+		}, "\n")), func(d *DockerConfig) {
+			d.Mounts = []Mount{
+				{Host: "/repo/cache", Sandbox: "~/.cache"},
+				{Host: "/home/me", Sandbox: "/host-home", ReadOnly: true},
+				{Host: "/home/me/.gitconfig", Sandbox: "/etc/gitconfig", ReadOnly: true},
+				{Host: "/home/me/.docker/config", Sandbox: "/cfg/docker"},
+			}
+		}},
+		{"devices", with(InputDevices, "/dev/fuse:r\n/dev/sda:/dev/xvda/\n/dev/kvm:/dev/kvm:mrw\n"), func(d *DockerConfig) {
+			d.Devices = []Device{
+				{Host: "/dev/fuse", Sandbox: "/dev/fuse", Permissions: "r"},
+				{Host: "/dev/sda", Sandbox: "/dev/xvda", Permissions: "rwm"},
+				{Host: "/dev/kvm", Sandbox: "/dev/kvm", Permissions: "mrw"},
+			}
+		}},
+		{"selinux_private", with(InputSELinuxLabel, "Z"), func(d *DockerConfig) { d.SELinuxLabel = "Z" }},
 	}
+	env := testEnv(files)
+	env.Home = "/home/me"
+	defaults := loadOK(t, with(), env)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			env := testEnv(files)
-			env.Home = "/home/me"
-			c, err := Load(tt.raw, env)
-			if err != nil {
-				t.Fatalf("Load: %v", err)
+			want := clone(t, defaults).Docker
+			tt.want(&want)
+			if got := loadOK(t, tt.raw, env).Docker; !reflect.DeepEqual(got, want) {
+				t.Errorf("DockerConfig =\n%+v\nwant\n%+v", got, want)
 			}
-			tt.check(t, c.Docker)
 		})
 	}
 }

@@ -69,7 +69,7 @@ func TestParseEnvFile_errors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ParseEnvFile(%q) succeeded, want an error", tt.data)
 			}
-			errs := unjoin(err)
+			errs := Unjoin(err)
 			if got, want := len(errs), len(tt.want); got != want {
 				t.Fatalf("got %d errors, want %d:\n%v", got, want, err)
 			}

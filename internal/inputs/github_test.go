@@ -19,128 +19,52 @@ func TestDefaultTriggerPhrasesDocumented(t *testing.T) {
 	}
 }
 
+// TestLoad_githubValues: each row declares the GitHubConfig its inputs make, as the fields that
+// differ from the defaults'.
 func TestLoad_githubValues(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name  string
-		raw   Raw
-		check func(t *testing.T, g GitHubConfig)
+		name string
+		raw  Raw
+		want func(g *GitHubConfig) // the defaults' GitHubConfig, made into the wanted one
 	}{
-		{
-			name: "open_pr_with_branch_strategy_head_and_lease",
-			raw:  with(InputOpenPR, "true", InputPush, "lease"),
-			check: func(t *testing.T, g GitHubConfig) {
-				if !g.OpenPR || !g.PRDraft {
-					t.Errorf("OpenPR, PRDraft = %v, %v, want true, true", g.OpenPR, g.PRDraft)
-				}
-			},
-		},
-		{
-			name: "open_pr_with_force_push",
-			raw:  with(InputOpenPR, "yes", InputPush, "force", InputBranchStrategy, "branch", InputBranch, "agent/fix"),
-			check: func(t *testing.T, g GitHubConfig) {
-				if got, want := g.Push, PushForce; got != want {
-					t.Errorf("Push = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "push_none_without_open_pr",
-			raw:  with(InputPush, "none"),
-			check: func(t *testing.T, g GitHubConfig) {
-				if got, want := g.Push, PushNone; got != want {
-					t.Errorf("Push = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "pr_draft_default_value_without_open_pr_is_fine",
-			raw:  with(InputPRDraft, "true"),
-			check: func(t *testing.T, g GitHubConfig) {
-				if !g.PRDraft {
-					t.Error("PRDraft = false, want true")
-				}
-			},
-		},
-		{
-			name: "pr_body_is_kept_verbatim",
-			raw:  with(InputOpenPR, "true", InputPush, "lease", InputPRBody, "  indented code\n\n- {{COMMITS}}\n"),
-			check: func(t *testing.T, g GitHubConfig) {
-				if got, want := g.PRBody, "  indented code\n\n- {{COMMITS}}\n"; got != want {
-					t.Errorf("PRBody = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "token_is_trimmed",
-			raw:  with(InputGitHubToken, "\tghp_abc123\r\n"),
-			check: func(t *testing.T, g GitHubConfig) {
-				if got, want := g.Token, "ghp_abc123"; got != want {
-					t.Errorf("Token = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "blank_trigger_phrases_take_the_defaults",
-			raw:  with(InputTriggerPhrases, "\n  \n"),
-			check: func(t *testing.T, g GitHubConfig) {
-				if got, want := g.TriggerPhrases, []string{"/sandcastle", "@sandcastle"}; !slices.Equal(got, want) {
-					t.Errorf("TriggerPhrases = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "trigger_phrases_drop_repeats_in_any_case",
-			raw:  with(InputTriggerPhrases, " @Bot please \n@bot PLEASE\n/go\n"),
-			check: func(t *testing.T, g GitHubConfig) {
-				if got, want := g.TriggerPhrases, []string{"@Bot please", "/go"}; !slices.Equal(got, want) {
-					t.Errorf("TriggerPhrases = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "trigger_phrase_of_100_characters",
-			raw:  with(InputTriggerPhrases, strings.Repeat("é", 100)),
-			check: func(t *testing.T, g GitHubConfig) {
-				if got, want := g.TriggerPhrases, []string{strings.Repeat("é", 100)}; !slices.Equal(got, want) {
-					t.Errorf("TriggerPhrases = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "labels_are_trimmed",
-			raw:  with(InputTriggerLabel, "  sandcastle ", InputInProgressLabel, "🏗 working", InputBlockedLabel, strings.Repeat("b", 50)),
-			check: func(t *testing.T, g GitHubConfig) {
-				got := []string{g.TriggerLabel, g.InProgressLabel, g.BlockedLabel}
-				if want := []string{"sandcastle", "🏗 working", strings.Repeat("b", 50)}; !slices.Equal(got, want) {
-					t.Errorf("labels = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "logins_by_line_and_comma_without_repeats",
-			raw: with(
-				InputAllowedUsers, "octocat,,mona\n Octocat \n"+strings.Repeat("a", 39)+"\nold-name-\n",
-				InputAllowedBots, "dependabot[bot]\nrenovate, my-app[bot]\nDependabot[bot]\n",
-			),
-			check: func(t *testing.T, g GitHubConfig) {
-				if got, want := g.AllowedUsers, []string{"octocat", "mona", strings.Repeat("a", 39), "old-name-"}; !reflect.DeepEqual(got, want) {
-					t.Errorf("AllowedUsers = %q, want %q", got, want)
-				}
-				if got, want := g.AllowedBots, []string{"dependabot[bot]", "renovate", "my-app[bot]"}; !reflect.DeepEqual(got, want) {
-					t.Errorf("AllowedBots = %q, want %q", got, want)
-				}
-			},
-		},
+		{"open_pr_with_branch_strategy_head_and_lease", with(InputOpenPR, "true", InputPush, "lease"), func(g *GitHubConfig) { g.OpenPR, g.Push = true, PushLease }},
+		{"open_pr_with_force_push", with(InputOpenPR, "yes", InputPush, "force", InputBranchStrategy, "branch", InputBranch, "agent/fix"), func(g *GitHubConfig) {
+			g.OpenPR, g.Push = true, PushForce
+		}},
+		{"push_none_without_open_pr", with(InputPush, "none"), func(g *GitHubConfig) { g.Push = PushNone }},
+		{"pr_draft_default_value_without_open_pr_is_fine", with(InputPRDraft, "true"), func(g *GitHubConfig) { g.PRDraft = true }},
+		{"pr_body_is_kept_verbatim", with(InputOpenPR, "true", InputPush, "lease", InputPRBody, "  indented code\n\n- {{COMMITS}}\n"), func(g *GitHubConfig) {
+			g.OpenPR, g.Push, g.PRBody = true, PushLease, "  indented code\n\n- {{COMMITS}}\n"
+		}},
+		{"token_is_trimmed", with(InputGitHubToken, "\tghp_abc123\r\n"), func(g *GitHubConfig) { g.Token = "ghp_abc123" }},
+		{"blank_trigger_phrases_take_the_defaults", with(InputTriggerPhrases, "\n  \n"), func(g *GitHubConfig) { g.TriggerPhrases = []string{"/sandcastle", "@sandcastle"} }},
+		{"trigger_phrases_drop_repeats_in_any_case", with(InputTriggerPhrases, " @Bot please \n@bot PLEASE\n/go\n"), func(g *GitHubConfig) {
+			g.TriggerPhrases = []string{"@Bot please", "/go"}
+		}},
+		{"trigger_phrase_of_100_characters", with(InputTriggerPhrases, strings.Repeat("é", 100)), func(g *GitHubConfig) {
+			g.TriggerPhrases = []string{strings.Repeat("é", 100)}
+		}},
+		{"labels_are_trimmed", with(InputTriggerLabel, "  sandcastle ", InputInProgressLabel, "🏗 working", InputBlockedLabel, strings.Repeat("b", 50)), func(g *GitHubConfig) {
+			g.TriggerLabel, g.InProgressLabel, g.BlockedLabel = "sandcastle", "🏗 working", strings.Repeat("b", 50)
+		}},
+		{"logins_by_line_and_comma_without_repeats", with(
+			InputAllowedUsers, "octocat,,mona\n Octocat \n"+strings.Repeat("a", 39)+"\nold-name-\n",
+			InputAllowedBots, "dependabot[bot]\nrenovate, my-app[bot]\nDependabot[bot]\n",
+		), func(g *GitHubConfig) {
+			g.AllowedUsers = []string{"octocat", "mona", strings.Repeat("a", 39), "old-name-"}
+			g.AllowedBots = []string{"dependabot[bot]", "renovate", "my-app[bot]"}
+		}},
 	}
+	defaults := loadOK(t, with(), testEnv(nil))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := Load(tt.raw, testEnv(nil))
-			if err != nil {
-				t.Fatalf("Load: %v", err)
+			want := clone(t, defaults).GitHub
+			tt.want(&want)
+			if got := loadOK(t, tt.raw, testEnv(nil)).GitHub; !reflect.DeepEqual(got, want) {
+				t.Errorf("GitHubConfig =\n%+v\nwant\n%+v", got, want)
 			}
-			tt.check(t, c.GitHub)
 		})
 	}
 }

@@ -69,7 +69,7 @@ func with(kv ...string) Raw {
 func problemsOf(t *testing.T, err error) []*Problem {
 	t.Helper()
 	var out []*Problem
-	for _, e := range unjoin(err) {
+	for _, e := range Unjoin(err) {
 		var p *Problem
 		if !errors.As(e, &p) {
 			t.Fatalf("error %q is not a *Problem", e)

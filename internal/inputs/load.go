@@ -18,7 +18,7 @@ import (
 )
 
 // Env is what Load needs from outside: where relative paths start, how to read files, and which
-// agents and sandboxes this build has. Every field must be set, except Home and Sandboxes.
+// agents this build has. Every field must be set, except Home.
 type Env struct {
 	// WorkDir is the absolute directory relative paths start from: GITHUB_WORKSPACE in the
 	// Action, the process's working directory on the command line.
@@ -34,9 +34,6 @@ type Env struct {
 	Stat func(path string) (fs.FileInfo, error)
 	// Agents are the agents the agent input accepts.
 	Agents []AgentInfo
-	// Sandboxes are the sandbox names this build implements; nil means every one the sandbox
-	// input knows (docker and none).
-	Sandboxes []string
 }
 
 // AgentInfo is what validation needs to know about one agent, so inputs need not import the
@@ -65,8 +62,17 @@ func (p *Problem) Error() string {
 	return fmt.Sprintf("input %q: %s", p.Input, p.Message)
 }
 
-// builtinPromptArgs are filled in by the run itself and so cannot be prompt-args keys.
-var builtinPromptArgs = []string{"SOURCE_BRANCH", "TARGET_BRANCH"}
+// RuntimeError is an input that proved unusable once the run had started: a log file that
+// cannot be created, a Docker daemon that cannot be reached. It names the input as a Problem
+// does, but something was already done, so it is a failed run, not bad input.
+type RuntimeError struct {
+	Input string // the input's name
+	Err   error  // what went wrong, and what to change
+}
+
+func (e *RuntimeError) Error() string { return fmt.Sprintf("input %q: %v", e.Input, e.Err) }
+
+func (e *RuntimeError) Unwrap() error { return e.Err }
 
 var (
 	identRe     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -428,19 +434,11 @@ func (l *loader) agentsWith(ok func(AgentInfo) bool) []string {
 
 func (l *loader) sandbox() string {
 	v := l.single(InputSandbox)
-	enabled := l.env.Sandboxes
-	if enabled == nil {
-		enabled = knownSandboxes
+	if !slices.Contains(knownSandboxes, v) {
+		l.problem(InputSandbox, "%q is not a sandbox; use %s", v, oneOf(knownSandboxes))
+		return ""
 	}
-	switch {
-	case slices.Contains(enabled, v):
-		return v
-	case slices.Contains(knownSandboxes, v):
-		l.problem(InputSandbox, "sandbox %q is not implemented in this version; use %s", v, oneOf(enabled))
-	default:
-		l.problem(InputSandbox, "%q is not a sandbox; use %s", v, oneOf(enabled))
-	}
-	return ""
+	return v
 }
 
 func (l *loader) branch(strategy BranchStrategy) string {
@@ -513,7 +511,7 @@ func (l *loader) envFile(dir string) (string, map[string]string) {
 	}
 	values, err := ParseEnvFile(data)
 	if err != nil {
-		for _, e := range unjoin(err) {
+		for _, e := range Unjoin(err) {
 			l.problem(InputEnvFile, "%s: %v", path, e)
 		}
 	}
@@ -612,10 +610,18 @@ func defaultOf(name string) string {
 	return d.Default
 }
 
-// unjoin splits an errors.Join error into its parts.
-func unjoin(err error) []error {
+// Unjoin is every error err joins with errors.Join, however deep, or err itself: each problem
+// of Load's error, say. It is nil for nil.
+func Unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, Unjoin(e)...)
+		}
+		return out
 	}
 	return []error{err}
 }

@@ -1,6 +1,7 @@
 package inputs
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -75,7 +76,6 @@ func TestLoad_everyInputSet(t *testing.T) {
 		"/home/me/.npmrc":        "registry=x\n",
 		"/srv/data/.keep":        "",
 	})
-	env.Sandboxes = []string{"none", "docker"}
 	env.Home = "/home/me"
 	raw := Raw{
 		InputPromptFile:               " prompts/fix.md ",
@@ -252,157 +252,73 @@ func TestLoad_everyInputSet(t *testing.T) {
 
 func ptr(n int) *int { return &n }
 
+// TestLoad_valueForms: each row gives inputs in one of the forms they may take and declares the
+// Config they make, as the fields that differ from the defaults' Config.
 func TestLoad_valueForms(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name  string
-		raw   Raw
-		check func(t *testing.T, c Config)
+		name string
+		raw  Raw
+		want func(c *Config) // the defaults' Config, made into the wanted one
 	}{
-		{
-			name: "blank_values_take_the_default",
-			raw:  with(InputCompletionSignal, "\n  \n", InputMaxIterations, "   "),
-			check: func(t *testing.T, c Config) {
-				if got, want := strings.Join(c.CompletionSignals, "|"), DefaultCompletionSignal; got != want {
-					t.Errorf("CompletionSignals = %q, want %q", got, want)
-				}
-				if got, want := c.MaxIterations, 1; got != want {
-					t.Errorf("MaxIterations = %d, want %d", got, want)
-				}
-			},
-		},
-		{
-			name: "inline_prompt_is_kept_verbatim",
-			raw:  Raw{InputPrompt: "  Line one.\nLine two.\n"},
-			check: func(t *testing.T, c Config) {
-				if got, want := c.Prompt, "  Line one.\nLine two.\n"; got != want {
-					t.Errorf("Prompt = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "booleans_in_any_case",
-			raw:  with(InputVerbose, "TRUE"),
-			check: func(t *testing.T, c Config) {
-				if !c.Verbose {
-					t.Error("Verbose = false, want true")
-				}
-			},
-		},
-		{
-			name: "boolean_zero",
-			raw:  with(InputVerbose, "0"),
-			check: func(t *testing.T, c Config) {
-				if c.Verbose {
-					t.Error("Verbose = true, want false")
-				}
-			},
-		},
-		{
-			name: "log_file_dash_means_stdout",
-			raw:  with(InputLogFile, "-"),
-			check: func(t *testing.T, c Config) {
-				if got, want := c.LogFile, LogStdout; got != want {
-					t.Errorf("LogFile = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "absolute_log_file_is_kept",
-			raw:  with(InputLogFile, "/tmp/run.log"),
-			check: func(t *testing.T, c Config) {
-				if got, want := c.LogFile, "/tmp/run.log"; got != want {
-					t.Errorf("LogFile = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "inline_output_schema",
-			raw:  with(InputOutputTag, "plan", InputOutputSchema, "\n  {\"type\": \"object\"}\n"),
-			check: func(t *testing.T, c Config) {
-				if got, want := string(c.Output.Schema), `{"type": "object"}`; got != want {
-					t.Errorf("Schema = %q, want %q", got, want)
-				}
-				if got, want := c.Output.Type, OutputObject; got != want {
-					t.Errorf("Type = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "string_output",
-			raw:  with(InputOutputTag, "summary", InputOutputType, "string"),
-			check: func(t *testing.T, c Config) {
-				if got, want := *c.Output, (OutputConfig{Tag: "summary", Type: OutputString}); !reflect.DeepEqual(got, want) {
-					t.Errorf("Output = %+v, want %+v", got, want)
-				}
-			},
-		},
-		{
-			name: "default_output_type_without_tag_is_fine",
-			raw:  with(InputOutputType, "object", InputOutputMaxRetries, "0"),
-			check: func(t *testing.T, c Config) {
-				if c.Output != nil {
-					t.Errorf("Output = %+v, want nil", c.Output)
-				}
-			},
-		},
-		{
-			name: "missing_default_env_file_is_ignored",
-			raw:  with(),
-			check: func(t *testing.T, c Config) {
-				if c.EnvFileValues != nil {
-					t.Errorf("EnvFileValues = %v, want nil", c.EnvFileValues)
-				}
-			},
-		},
-		{
-			name: "copy_to_worktree_with_merge_to_head",
-			raw:  with(InputBranchStrategy, "merge-to-head", InputCopyToWorktree, ".env\nvendor/cache/\n"),
-			check: func(t *testing.T, c Config) {
-				if got, want := strings.Join(c.CopyToWorktree, "|"), ".env|vendor/cache"; got != want {
-					t.Errorf("CopyToWorktree = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "hook_lines_join_only_on_an_unescaped_backslash",
-			raw:  with(InputHookSandboxReady, "npm ci \\\n  --prefer-offline\necho done\\\\\nls\n"),
-			check: func(t *testing.T, c Config) {
-				want := []string{"npm ci --prefer-offline", `echo done\\`, "ls"}
-				if got := c.Hooks.SandboxReady; !reflect.DeepEqual(got, want) {
-					t.Errorf("SandboxReady = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "env_names_by_line_and_comma",
-			raw:  with(InputEnv, "A,B\n C , A \n\n"),
-			check: func(t *testing.T, c Config) {
-				if got, want := c.EnvNames, []string{"A", "B", "C"}; !reflect.DeepEqual(got, want) {
-					t.Errorf("EnvNames = %q, want %q", got, want)
-				}
-			},
-		},
-		{
-			name: "unicode_branch_name",
-			raw:  with(InputBranchStrategy, "branch", InputBranch, "fix/naïve-café"),
-			check: func(t *testing.T, c Config) {
-				if got, want := c.Branch, "fix/naïve-café"; got != want {
-					t.Errorf("Branch = %q, want %q", got, want)
-				}
-			},
-		},
+		{"blank_values_take_the_default", with(InputCompletionSignal, "\n  \n", InputMaxIterations, "   "), func(*Config) {}},
+		{"inline_prompt_is_kept_verbatim", Raw{InputPrompt: "  Line one.\nLine two.\n"}, func(c *Config) { c.Prompt = "  Line one.\nLine two.\n" }},
+		{"booleans_in_any_case", with(InputVerbose, "TRUE"), func(c *Config) { c.Verbose = true }},
+		{"boolean_zero", with(InputVerbose, "0"), func(*Config) {}},
+		{"log_file_dash_means_stdout", with(InputLogFile, "-"), func(c *Config) { c.LogFile = LogStdout }},
+		{"absolute_log_file_is_kept", with(InputLogFile, "/tmp/run.log"), func(c *Config) { c.LogFile = "/tmp/run.log" }},
+		{"inline_output_schema", with(InputOutputTag, "plan", InputOutputSchema, "\n  {\"type\": \"object\"}\n"), func(c *Config) {
+			c.Output = &OutputConfig{Tag: "plan", Type: OutputObject, Schema: []byte(`{"type": "object"}`)}
+		}},
+		{"string_output", with(InputOutputTag, "summary", InputOutputType, "string"), func(c *Config) { c.Output = &OutputConfig{Tag: "summary", Type: OutputString} }},
+		{"default_output_type_without_tag_is_fine", with(InputOutputType, "object", InputOutputMaxRetries, "0"), func(*Config) {}},
+		{"missing_default_env_file_is_ignored", with(), func(*Config) {}},
+		{"copy_to_worktree_with_merge_to_head", with(InputBranchStrategy, "merge-to-head", InputCopyToWorktree, ".env\nvendor/cache/\n"), func(c *Config) {
+			c.BranchStrategy, c.CopyToWorktree = StrategyMergeToHead, []string{".env", "vendor/cache"}
+		}},
+		{"hook_lines_join_only_on_an_unescaped_backslash", with(InputHookSandboxReady, "npm ci \\\n  --prefer-offline\necho done\\\\\nls\n"), func(c *Config) {
+			c.Hooks.SandboxReady = []string{"npm ci --prefer-offline", `echo done\\`, "ls"}
+		}},
+		{"env_names_by_line_and_comma", with(InputEnv, "A,B\n C , A \n\n"), func(c *Config) { c.EnvNames = []string{"A", "B", "C"} }},
+		{"unicode_branch_name", with(InputBranchStrategy, "branch", InputBranch, "fix/naïve-café"), func(c *Config) {
+			c.BranchStrategy, c.Branch = StrategyBranch, "fix/naïve-café"
+		}},
 	}
+	defaults := loadOK(t, with(), testEnv(nil))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := Load(tt.raw, testEnv(nil))
-			if err != nil {
-				t.Fatalf("Load: %v", err)
+			want := clone(t, defaults)
+			tt.want(&want)
+			if got := loadOK(t, tt.raw, testEnv(nil)); !reflect.DeepEqual(got, want) {
+				t.Errorf("Config =\n%+v\nwant\n%+v", got, want)
 			}
-			tt.check(t, c)
 		})
 	}
+}
+
+// loadOK is Load's Config, failing the test on an error.
+func loadOK(t *testing.T, raw Raw, env Env) Config {
+	t.Helper()
+	c, err := Load(raw, env)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	return c
+}
+
+// clone is a deep copy of c, whose slices and maps a row may then change.
+func clone(t *testing.T, c Config) Config {
+	t.Helper()
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Config
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func TestLoad_badInput(t *testing.T) {
@@ -580,25 +496,6 @@ func TestLoad_workDirMustBeAbsolute(t *testing.T) {
 	env.WorkDir = "repo"
 	if _, err := Load(with(), env); err == nil || strings.Contains(err.Error(), "input ") {
 		t.Errorf("Load with a relative WorkDir = %v, want a non-input error", err)
-	}
-}
-
-func TestLoad_sandboxesCanBeEnabled(t *testing.T) {
-	t.Parallel()
-	env := testEnv(nil)
-	env.Sandboxes = []string{"none"}
-	c, err := Load(with(InputSandbox, "none"), env)
-	if err != nil {
-		t.Fatalf("Load: %v", err)
-	}
-	if got, want := c.Sandbox, "none"; got != want {
-		t.Errorf("Sandbox = %q, want %q", got, want)
-	}
-	// The default, docker, is refused by a build without it, naming what it has.
-	_, err = Load(with(), env)
-	problems := problemsOf(t, err)
-	if len(problems) != 1 || problems[0].Input != InputSandbox || !strings.Contains(problems[0].Message, `sandbox "docker" is not implemented in this version; use none`) {
-		t.Errorf("Load with docker disabled = %v, want only the not-implemented problem", err)
 	}
 }
 

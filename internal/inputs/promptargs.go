@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sandcastle-action/sandcastle/internal/prompt"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -16,7 +17,7 @@ var keyValueLineRe = regexp.MustCompile(`^[^\s=:{}\[\]"'#]+\s*=`)
 
 // parsePromptArgs reads prompt-args, whose built-in keys are the run's to set.
 func parsePromptArgs(text string) (map[string]string, []string) {
-	return parseMap(text, builtinPromptArgs)
+	return parseMap(text, prompt.BranchKeys())
 }
 
 // parseMap reads a map input: KEY=VALUE lines when the first line looks like one, else a YAML

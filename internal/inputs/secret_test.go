@@ -61,7 +61,7 @@ func errorMessages(err error) []string {
 		return nil
 	}
 	var out []string
-	for _, e := range unjoin(err) {
+	for _, e := range Unjoin(err) {
 		out = append(out, e.Error())
 	}
 	return out

@@ -292,3 +292,25 @@ func braces(keys []string) string {
 	}
 	return strings.Join(names, "")
 }
+
+// The built-in keys that name the run's branches: the branch the agent works on and the one
+// the run started from (merged into, for merge-to-head). Only the run sets them.
+const (
+	SourceBranch = "SOURCE_BRANCH"
+	TargetBranch = "TARGET_BRANCH"
+)
+
+// BranchKeys are the built-in keys a prompt-args key may not take.
+func BranchKeys() []string { return []string{SourceBranch, TargetBranch} }
+
+// Values are what a template's placeholders are filled with: the run's branches, the event's
+// built-ins (ISSUE_TITLE and the rest) and the prompt-args, which win over the event's, so that
+// a workflow passing ISSUE_TITLE itself keeps working. The branch keys are the run's alone.
+// This is the one place that knows which source wins.
+func Values(source, target string, event, args map[string]string) map[string]string {
+	values := make(map[string]string, len(event)+len(args)+2)
+	maps.Copy(values, event)
+	maps.Copy(values, args)
+	values[SourceBranch], values[TargetBranch] = source, target
+	return values
+}

@@ -3,6 +3,7 @@ package prompt
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -553,5 +554,21 @@ func TestREADMEShellTable(t *testing.T) {
 		if got := cmds[0].Shell; got != r[2] {
 			t.Errorf("README says !`%s` runs\n%s\nbut it runs\n%s", r[1], r[2], got)
 		}
+	}
+}
+
+func TestValues(t *testing.T) {
+	event := map[string]string{"ISSUE_TITLE": "from the event", "ACTOR": "octocat"}
+	args := map[string]string{"ISSUE_TITLE": "from prompt-args", "EXTRA": "x"}
+	got := Values("sandcastle/fix", "main", event, args)
+	want := map[string]string{
+		"SOURCE_BRANCH": "sandcastle/fix", "TARGET_BRANCH": "main",
+		"ISSUE_TITLE": "from prompt-args", "ACTOR": "octocat", "EXTRA": "x",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("Values = %v\nwant     %v", got, want)
+	}
+	if event["ISSUE_TITLE"] != "from the event" || len(args) != 2 {
+		t.Error("Values changed its arguments")
 	}
 }

@@ -12,13 +12,7 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
-)
-
-// The push modes.
-const (
-	Auto  = "auto"  // fast-forward only; a moved branch goes to the recovery branch
-	Force = "force" // overwrite the remote branch
-	Lease = "lease" // overwrite only if the remote branch is still at Options.Lease
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 )
 
 // Options describe one push.
@@ -33,7 +27,10 @@ type Options struct {
 	GitConfig []string
 	Remote    string // remote name; "" means origin
 	Branch    string // local branch, pushed to the branch of the same name on the remote
-	Mode      string // Auto, Force or Lease; "" means Auto
+	// Mode is inputs.PushAuto (fast-forward only; a moved branch goes to RecoveryBranch),
+	// PushForce (overwrite the remote branch) or PushLease (overwrite it only if it is still at
+	// Lease); "" means PushAuto. PushNone is no push, and an error.
+	Mode inputs.PushMode
 	// Lease is the commit the remote branch had when the run started, "" when it did not
 	// exist (then the push requires that it still does not). Lease mode only.
 	Lease string
@@ -111,6 +108,10 @@ func whereKept(remote, branch, sha, recovery string, recoveryErr error) string {
 
 func (e *BranchMovedError) Unwrap() error { return e.RecoveryErr }
 
+// BranchMoved says so, for a caller that tells this error by its behaviour, without importing
+// this package: the status of the run is then branch-moved.
+func (e *BranchMovedError) BranchMoved() bool { return true }
+
 // Per-command deadlines, so a stalled network cannot hold the run forever.
 const (
 	pushTimeout  = 5 * time.Minute
@@ -137,7 +138,7 @@ func Push(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	if o.Mode == Lease && res.SHA == o.Lease {
+	if o.Mode == inputs.PushLease && res.SHA == o.Lease {
 		res.Skipped = "no new commits: " + o.Branch + " is where the run started"
 		return res, nil
 	}
@@ -167,9 +168,9 @@ func (o Options) publish(ctx context.Context, src git.Repo, creds credentials, r
 
 	var flags []string
 	switch o.Mode {
-	case Force:
+	case inputs.PushForce:
 		flags = []string{"--force"}
-	case Lease:
+	case inputs.PushLease:
 		// An empty expectation means the ref must not exist on the remote.
 		flags = []string{"--force-with-lease=refs/heads/" + o.Branch + ":" + o.Lease}
 	}
@@ -315,7 +316,7 @@ func (o Options) withDefaults() Options {
 		o.Remote = "origin"
 	}
 	if o.Mode == "" {
-		o.Mode = Auto
+		o.Mode = inputs.PushAuto
 	}
 	if o.ServerURL == "" {
 		o.ServerURL = "https://github.com"
@@ -325,7 +326,7 @@ func (o Options) withDefaults() Options {
 
 func (o Options) validate() error {
 	switch o.Mode {
-	case Auto, Force, Lease:
+	case inputs.PushAuto, inputs.PushForce, inputs.PushLease:
 	default:
 		return fmt.Errorf("push: unknown mode %q (want auto, force or lease)", o.Mode)
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/push"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
@@ -108,7 +109,7 @@ func (f *fixture) setRemoteBranch(name, base string) string {
 }
 
 // options returns push options for the agent branch with the right token.
-func (f *fixture) options(mode string) push.Options {
+func (f *fixture) options(mode inputs.PushMode) push.Options {
 	return push.Options{
 		Dir:            f.dir,
 		Env:            f.env,
@@ -162,8 +163,8 @@ func checkNoToken(t *testing.T, err error) {
 
 func TestPush_new_branch(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []string{push.Auto, push.Force, push.Lease} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []inputs.PushMode{inputs.PushAuto, inputs.PushForce, inputs.PushLease} {
+		t.Run(string(mode), func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			// For lease, Lease "" means the branch must not exist, and it does not.
@@ -186,8 +187,8 @@ func TestPush_new_branch(t *testing.T) {
 
 func TestPush_fast_forward_and_lease_held(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []string{push.Auto, push.Lease} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []inputs.PushMode{inputs.PushAuto, inputs.PushLease} {
+		t.Run(string(mode), func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			f.git(f.dir, "push", "-q", f.remote, f.main+":refs/heads/agent") // the run started from main
@@ -213,7 +214,7 @@ func TestPush_from_worktree(t *testing.T) {
 	wt := filepath.Join(t.TempDir(), "wt")
 	f.git(f.dir, "switch", "-q", "main")
 	f.git(f.dir, "worktree", "add", "-q", wt, "agent")
-	o := f.options(push.Lease)
+	o := f.options(inputs.PushLease)
 	o.Dir = wt
 	if _, err := push.Push(t.Context(), o); err != nil {
 		t.Fatal(err)
@@ -258,16 +259,16 @@ func TestPush_shallow_checkout(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name  string
-		mode  string
+		mode  inputs.PushMode
 		setup func(f *fixture) (lease string)
 	}{
-		{"first_push_auto", push.Auto, func(f *fixture) string { return "" }},
-		{"first_push_lease", push.Lease, func(f *fixture) string { return "" }},
-		{"auto_onto_the_boundary", push.Auto, func(f *fixture) string {
+		{"first_push_auto", inputs.PushAuto, func(f *fixture) string { return "" }},
+		{"first_push_lease", inputs.PushLease, func(f *fixture) string { return "" }},
+		{"auto_onto_the_boundary", inputs.PushAuto, func(f *fixture) string {
 			f.git(f.remote, "update-ref", "refs/heads/agent", f.main)
 			return ""
 		}},
-		{"lease_onto_the_boundary", push.Lease, func(f *fixture) string {
+		{"lease_onto_the_boundary", inputs.PushLease, func(f *fixture) string {
 			f.git(f.remote, "update-ref", "refs/heads/agent", f.main)
 			return f.main
 		}},
@@ -296,14 +297,14 @@ func TestPush_shallow_checkout(t *testing.T) {
 func TestFetch_shallow_checkout_continues_the_pushed_branch(t *testing.T) {
 	t.Parallel()
 	f := newShallowFixture(t)
-	if _, err := push.Push(t.Context(), f.options(push.Auto)); err != nil {
+	if _, err := push.Push(t.Context(), f.options(inputs.PushAuto)); err != nil {
 		t.Fatalf("first run's push: %v", err)
 	}
 	pushed := f.agent
 	f.main = f.setRemoteBranch("main", f.main)
 	f.dir = f.shallowClone() // the re-run's checkout
 
-	found, err := push.Fetch(t.Context(), f.options(push.Auto))
+	found, err := push.Fetch(t.Context(), f.options(inputs.PushAuto))
 	if err != nil || !found {
 		t.Fatalf("Fetch = %v, %v; want the pushed branch found", found, err)
 	}
@@ -312,7 +313,7 @@ func TestFetch_shallow_checkout_continues_the_pushed_branch(t *testing.T) {
 	}
 	f.git(f.dir, "switch", "-q", "-c", "agent", "refs/remotes/origin/agent")
 	f.agent = f.commit(f.dir, "more", "more\n", "more agent work")
-	res, err := push.Push(t.Context(), f.options(push.Auto))
+	res, err := push.Push(t.Context(), f.options(inputs.PushAuto))
 	if err != nil || !res.Pushed {
 		t.Fatalf("Push = %+v, %v; want a fast-forward", res, err)
 	}
@@ -335,7 +336,7 @@ func TestPush_authentication_failure(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
-			o := f.options(push.Auto)
+			o := f.options(inputs.PushAuto)
 			o.Token = tt.token
 			res, err := push.Push(t.Context(), o)
 			if !errors.Is(err, push.ErrAuthentication) {
@@ -360,12 +361,12 @@ func TestPush_branch_moved(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name      string
-		mode      string
+		mode      inputs.PushMode
 		leaseMain bool // the remote branch existed at main when the run started
 	}{
-		{"lease_remote_moved", push.Lease, true},
-		{"lease_remote_appeared", push.Lease, false},
-		{"auto_not_fast_forward", push.Auto, true},
+		{"lease_remote_moved", inputs.PushLease, true},
+		{"lease_remote_appeared", inputs.PushLease, false},
+		{"auto_not_fast_forward", inputs.PushAuto, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -380,7 +381,7 @@ func TestPush_branch_moved(t *testing.T) {
 
 			res, err := push.Push(t.Context(), o)
 			var moved *push.BranchMovedError
-			if !errors.As(err, &moved) {
+			if !errors.As(err, &moved) || !moved.BranchMoved() {
 				t.Fatalf("err = %v (%T), want *BranchMovedError", err, err)
 			}
 			want := push.BranchMovedError{Remote: "origin", Branch: "agent", SHA: f.agent, RemoteSHA: theirs, Recovery: "sandcastle/recovery-1"}
@@ -412,7 +413,7 @@ func TestPush_branch_moved_recovery_never_overwritten(t *testing.T) {
 	f.git(f.dir, "push", "-q", f.remote, f.main+":refs/heads/agent")
 	theirs := f.setRemoteBranch("agent", f.main)
 	existing := f.setRemoteBranch("sandcastle/recovery-1", f.main)
-	o := f.options(push.Lease)
+	o := f.options(inputs.PushLease)
 	o.Lease = f.main
 
 	res, err := push.Push(t.Context(), o)
@@ -439,7 +440,7 @@ func TestPush_branch_moved_without_recovery_branch(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	theirs := f.setRemoteBranch("agent", f.main)
-	o := f.options(push.Lease)
+	o := f.options(inputs.PushLease)
 	o.RecoveryBranch = ""
 	_, err := push.Push(t.Context(), o)
 	var moved *push.BranchMovedError
@@ -456,7 +457,7 @@ func TestPush_force_overwrites(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.setRemoteBranch("agent", f.main)
-	res, err := push.Push(t.Context(), f.options(push.Force))
+	res, err := push.Push(t.Context(), f.options(inputs.PushForce))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +474,7 @@ func TestPush_force_overwrites(t *testing.T) {
 func TestPush_lease_no_new_commits(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	o := f.options(push.Lease)
+	o := f.options(inputs.PushLease)
 	o.Lease = f.agent
 	res, err := push.Push(t.Context(), o)
 	if err != nil {
@@ -494,7 +495,7 @@ func TestPush_up_to_date(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.git(f.dir, "push", "-q", f.remote, "agent")
-	res, err := push.Push(t.Context(), f.options(push.Auto))
+	res, err := push.Push(t.Context(), f.options(inputs.PushAuto))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,7 +548,7 @@ func TestPush_server_rejects(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(f.remote, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			o := f.options(push.Auto)
+			o := f.options(inputs.PushAuto)
 			if tt.name == "a_hook_without_recovery" {
 				o.RecoveryBranch = ""
 			}
@@ -610,7 +611,7 @@ func TestPush_server_rejects(t *testing.T) {
 func TestPush_bundle_keeps_what_a_refused_token_could_not_push(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	o := f.options(push.Auto)
+	o := f.options(inputs.PushAuto)
 	o.Token = readOnlyToken
 	o.Bundle = filepath.Join(t.TempDir(), "agent.bundle")
 	res, err := push.Push(t.Context(), o)
@@ -631,7 +632,7 @@ func TestPush_replaces_global_header(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.home, ".gitconfig"), []byte(global), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := push.Push(t.Context(), f.options(push.Auto)); err != nil {
+	if _, err := push.Push(t.Context(), f.options(inputs.PushAuto)); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.remoteBranch("agent"); got != f.agent {
@@ -649,7 +650,7 @@ func TestPush_replaces_global_header(t *testing.T) {
 func TestPush_keeps_inherited_git_config(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	o := f.options(push.Auto)
+	o := f.options(inputs.PushAuto)
 	o.Env = append(o.Env, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=http.userAgent", "GIT_CONFIG_VALUE_0=inherited-agent/1.0")
 	if _, err := push.Push(t.Context(), o); err != nil {
 		t.Fatal(err)
@@ -675,10 +676,10 @@ func TestPush_runs_no_hooks(t *testing.T) {
 		name    string
 		options func(f *fixture) push.Options
 	}{
-		{"with_token", func(f *fixture) push.Options { return f.options(push.Auto) }},
+		{"with_token", func(f *fixture) push.Options { return f.options(inputs.PushAuto) }},
 		{"without_token", func(f *fixture) push.Options {
 			f.git(f.dir, "remote", "set-url", "origin", f.remote)
-			o := f.options(push.Auto)
+			o := f.options(inputs.PushAuto)
 			o.Token, o.URL = "", ""
 			return o
 		}},
@@ -765,7 +766,7 @@ func TestPush_ignores_the_repository_config(t *testing.T) {
 			for _, kv := range tt.config(f, marker, proxy.URL) {
 				f.git(f.dir, "config", kv[0], kv[1])
 			}
-			if _, err := push.Push(t.Context(), f.options(push.Force)); err != nil {
+			if _, err := push.Push(t.Context(), f.options(inputs.PushForce)); err != nil {
 				t.Fatalf("Push: %v", err)
 			}
 			if got := f.remoteBranch("agent"); got != f.agent {
@@ -786,7 +787,7 @@ func TestPush_ignores_the_repository_config(t *testing.T) {
 func TestPush_refuses_url_off_server(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	o := f.options(push.Force)
+	o := f.options(inputs.PushForce)
 	o.URL = "https://example.invalid/o/r.git"
 	_, err := push.Push(t.Context(), o)
 	if err == nil || !strings.Contains(err.Error(), "push to origin refused: its URL https://example.invalid/o/r.git is not on") {
@@ -804,7 +805,7 @@ func TestFetch_updates_the_remote_tracking_branch(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	theirs := f.setRemoteBranch("feature", f.main)
-	o := f.options(push.Auto)
+	o := f.options(inputs.PushAuto)
 	o.Branch = "feature"
 	if found, err := push.Fetch(t.Context(), o); err != nil || !found {
 		t.Fatalf("Fetch = %v, %v; want found", found, err)
@@ -850,7 +851,7 @@ func TestFetch_refuses(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			f.setRemoteBranch("feature", f.main)
-			o := f.options(push.Auto)
+			o := f.options(inputs.PushAuto)
 			o.Branch = "feature"
 			tt.change(&o)
 			_, err := push.Fetch(t.Context(), o)
@@ -874,14 +875,14 @@ func TestGitConfig_reaches_every_command(t *testing.T) {
 		run  func(f *fixture) error
 	}{
 		{"push_with_token", func(f *fixture) error {
-			o := f.options(push.Auto)
+			o := f.options(inputs.PushAuto)
 			o.GitConfig = []string{"http.userAgent=" + agent}
 			_, err := push.Push(f.t.Context(), o)
 			return err
 		}},
 		{"push_without_token", func(f *fixture) error {
 			// The configured header is the only credential: without it the server answers 401.
-			o := f.options(push.Auto)
+			o := f.options(inputs.PushAuto)
 			o.Token, o.URL = "", ""
 			o.GitConfig = []string{"http.userAgent=" + agent, "http.extraheader=AUTHORIZATION: basic " + basic(token)}
 			_, err := push.Push(f.t.Context(), o)
@@ -889,7 +890,7 @@ func TestGitConfig_reaches_every_command(t *testing.T) {
 		}},
 		{"fetch", func(f *fixture) error {
 			f.setRemoteBranch("agent", f.main)
-			o := f.options(push.Auto)
+			o := f.options(inputs.PushAuto)
 			// The local fetch into the repository keeps no reflog only if it sees this.
 			o.GitConfig = []string{"http.userAgent=" + agent, "core.logAllRefUpdates=false"}
 			if _, err := push.Fetch(f.t.Context(), o); err != nil {
@@ -938,7 +939,7 @@ func TestGitConfig_safe_directory(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	fetch := f.options(push.Auto)
+	fetch := f.options(inputs.PushAuto)
 	fetch.Branch = "feature"
 	calls := []struct {
 		name string
@@ -949,7 +950,7 @@ func TestGitConfig_safe_directory(t *testing.T) {
 			o.GitConfig = config
 			_, err := push.Push(t.Context(), o)
 			return err
-		}, f.options(push.Auto)},
+		}, f.options(inputs.PushAuto)},
 		{"fetch", func(o push.Options, config ...string) error {
 			o.GitConfig = config
 			_, err := push.Fetch(t.Context(), o)
@@ -971,7 +972,7 @@ func TestGitConfig_safe_directory(t *testing.T) {
 
 func TestPush_invalid_options(t *testing.T) {
 	t.Parallel()
-	valid := push.Options{Dir: t.TempDir(), Branch: "agent", Mode: push.Auto}
+	valid := push.Options{Dir: t.TempDir(), Branch: "agent", Mode: inputs.PushAuto}
 	tests := []struct {
 		name   string
 		change func(o *push.Options)
@@ -983,7 +984,7 @@ func TestPush_invalid_options(t *testing.T) {
 		{"bad_recovery", func(o *push.Options) { o.RecoveryBranch = "a..b" }, "push: recovery branch:"},
 		{"recovery_is_branch", func(o *push.Options) { o.RecoveryBranch = "agent" }, "push: the recovery branch must differ"},
 		{"option_remote", func(o *push.Options) { o.Remote = "--receive-pack=x" }, "is not a remote name"},
-		{"short_lease", func(o *push.Options) { o.Mode, o.Lease = push.Lease, "abc123" }, "is not a full commit id"},
+		{"short_lease", func(o *push.Options) { o.Mode, o.Lease = inputs.PushLease, "abc123" }, "is not a full commit id"},
 		{"option_as_since", func(o *push.Options) { o.Since = "--all" }, "since \"--all\" is not a full commit id"},
 		{"server_with_credentials", func(o *push.Options) { o.ServerURL = "https://u:p@github.com" }, "is not an http(s) URL"},
 		{"server_not_http", func(o *push.Options) { o.ServerURL = "ssh://github.com" }, "is not an http(s) URL"},
@@ -1027,7 +1028,7 @@ func TestPush_token_is_the_only_credential(t *testing.T) {
 			if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			o := f.options(push.Auto)
+			o := f.options(inputs.PushAuto)
 			o.Token = wrongToken
 			o.Env = append(o.Env, tt.env(script)...)
 			_, err := push.Push(t.Context(), o)
@@ -1048,7 +1049,7 @@ func TestPush_token_is_the_only_credential(t *testing.T) {
 // branch the remote already has: the fixed cost a run pays to publish.
 func BenchmarkPush_with_token(b *testing.B) {
 	f := newFixture(b)
-	o := f.options(push.Force)
+	o := f.options(inputs.PushForce)
 	if _, err := push.Push(b.Context(), o); err != nil {
 		b.Fatal(err)
 	}

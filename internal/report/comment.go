@@ -5,77 +5,100 @@ import (
 	"strings"
 )
 
-// Comment is what the progress comment on the triggering issue or pull request shows.
-type Comment struct {
-	// Phase is "working" while the run goes, then "done", "failed" or "refused".
-	Phase         string
-	Iteration     int
-	MaxIterations int
-	LastTool      string // the latest tool call, as the log shows it; agent text
-	Commits       int
-	Status        string // the status output, once the run ended
-	Reason        string // why the run failed or was refused
-	Branch        string
-	Pushed        bool
-	Recovery      string // the remote branch that took the commits instead of Branch; Reason says why
-	KeptBranch    string // the local branch that holds the commits after a failed merge
-	PRNumber      int
-	PRURL         string
-	PRNote        string // said of the pull request after its link: why it is not a draft, whose it is
-	RunURL        string // the workflow run, for the logs
+// comment is what the progress comment on the triggering issue or pull request shows.
+type comment struct {
+	phase         phase
+	iteration     int
+	maxIterations int
+	lastTool      string // the latest tool call, as the log shows it; agent text
+	commits       int
+	status        Status // once the run ended
+	reason        string // why the run failed or was refused
+	branch        string
+	pushed        bool
+	recovery      string // the remote branch that took the commits instead of branch; reason says why
+	kept          bool   // branch is the local branch that holds the commits after a failed merge
+	prNumber      int
+	prURL         string
+	prNote        string // said of the pull request after its link: why it is not a draft, whose it is
+	runURL        string // the workflow run, for the logs
 }
 
-// Comment phases.
+// phase is where a run is, as its comment tells it.
+type phase int
+
 const (
-	PhaseWorking = "working"
-	PhaseDone    = "done"
-	PhaseFailed  = "failed"
-	PhaseRefused = "refused"
+	phaseWorking phase = iota
+	phaseDone
+	phaseFailed
+	phaseRefused
 )
 
-// CommentBody renders c as markdown. Agent text (the tool call) is shown as code, so it can
-// neither format the comment nor mention anyone.
-func CommentBody(c Comment) string {
+// Comment renders the progress comment of a run that still works. Agent text (the tool call)
+// is shown as code, so it can neither format the comment nor mention anyone.
+func (p Progress) Comment() string {
+	return comment{phase: phaseWorking, iteration: p.Iteration, maxIterations: p.MaxIterations,
+		commits: p.Commits, lastTool: p.LastTool, runURL: p.RunURL}.body()
+}
+
+// Comment renders the progress comment once the run has ended, or the answer to a refused
+// event.
+func (o Outcome) Comment() string {
+	c := comment{phase: phaseDone, iteration: len(o.Iterations), maxIterations: o.MaxIterations,
+		commits: len(o.Commits), status: o.Status, branch: o.Branch, pushed: o.Pushed,
+		recovery: o.RecoveryBranch, kept: o.Kept, prNumber: o.PRNumber, prURL: o.PRURL,
+		prNote: o.PRNote, runURL: o.RunURL}
+	switch {
+	case o.Status == StatusRefused || o.Status == StatusSkipped:
+		c.phase, c.reason = phaseRefused, o.RefusalReason
+	case o.Failure != "":
+		c.phase, c.reason = phaseFailed, o.Failure
+	}
+	return c.body()
+}
+
+// body renders c as markdown.
+func (c comment) body() string {
 	var b strings.Builder
-	switch c.Phase {
-	case PhaseRefused:
-		fmt.Fprintf(&b, "**Sandcastle** did not run: %s\n", inline(c.Reason))
-	case PhaseFailed:
-		fmt.Fprintf(&b, "**Sandcastle** stopped: %s.\n\n> %s\n", inline(c.Status), inline(c.Reason))
-	case PhaseDone:
-		fmt.Fprintf(&b, "**Sandcastle** finished: %s after %s.\n", inline(c.Status), iterations(c.Iteration))
+	switch c.phase {
+	case phaseRefused:
+		fmt.Fprintf(&b, "**Sandcastle** did not run: %s\n", inline(c.reason))
+	case phaseFailed:
+		fmt.Fprintf(&b, "**Sandcastle** stopped: %s.\n\n> %s\n", inline(string(c.status)), inline(c.reason))
+	case phaseDone:
+		fmt.Fprintf(&b, "**Sandcastle** finished: %s after %s.\n", inline(string(c.status)), iterations(c.iteration))
 	default:
-		if c.Iteration == 0 {
+		if c.iteration == 0 {
 			b.WriteString("**Sandcastle** is starting.\n")
 		} else {
-			fmt.Fprintf(&b, "**Sandcastle** is working: iteration %d of %d.\n", c.Iteration, c.MaxIterations)
+			fmt.Fprintf(&b, "**Sandcastle** is working: iteration %d of %d.\n", c.iteration, c.maxIterations)
 		}
-		if c.LastTool != "" {
-			fmt.Fprintf(&b, "\nLast tool call: %s\n", code(c.LastTool))
+		if c.lastTool != "" {
+			fmt.Fprintf(&b, "\nLast tool call: %s\n", code(c.lastTool))
 		}
 	}
-	if c.Phase != PhaseRefused {
+	if c.phase != phaseRefused {
 		var items []string
-		if c.Commits > 0 {
-			what := fmt.Sprintf("%d commit%s", c.Commits, plural(c.Commits))
+		if c.commits > 0 {
+			what := fmt.Sprintf("%d commit%s", c.commits, plural(c.commits))
 			switch {
-			case c.Recovery != "":
-				what += " pushed to the recovery branch " + code(c.Recovery) + " instead of " + code(c.Branch)
-			case c.Pushed:
-				what += " pushed to " + code(c.Branch)
-			case c.KeptBranch != "":
-				what += " kept on the branch " + code(c.KeptBranch) + " of the runner"
-			case c.Branch != "" && c.Phase != PhaseWorking:
-				what += " on " + code(c.Branch) + ", not pushed"
+			case c.recovery != "":
+				what += " pushed to the recovery branch " + code(c.recovery) + " instead of " + code(c.branch)
+			case c.pushed:
+				what += " pushed to " + code(c.branch)
+			case c.kept:
+				what += " kept on the branch " + code(c.branch) + " of the runner"
+			case c.branch != "" && c.phase != phaseWorking:
+				what += " on " + code(c.branch) + ", not pushed"
 			}
 			items = append(items, what)
-		} else if c.Phase != PhaseWorking {
+		} else if c.phase != phaseWorking {
 			items = append(items, "no commits")
 		}
-		if c.PRURL != "" {
-			pr := "pull request " + link(fmt.Sprintf("#%d", c.PRNumber), c.PRURL)
-			if c.PRNote != "" {
-				pr += ", " + inline(c.PRNote)
+		if c.prURL != "" {
+			pr := "pull request " + link(fmt.Sprintf("#%d", c.prNumber), c.prURL)
+			if c.prNote != "" {
+				pr += ", " + inline(c.prNote)
 			}
 			items = append(items, pr)
 		}
@@ -86,8 +109,8 @@ func CommentBody(c Comment) string {
 			}
 		}
 	}
-	if c.RunURL != "" {
-		b.WriteString("\n" + link("Workflow run", c.RunURL) + "\n")
+	if c.runURL != "" {
+		b.WriteString("\n" + link("Workflow run", c.runURL) + "\n")
 	}
 	return b.String()
 }

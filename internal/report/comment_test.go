@@ -4,51 +4,57 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
-func TestCommentBodyGolden(t *testing.T) {
+// commits returns n commits of the agent.
+func commits(n int) []gitref.Commit {
+	cs := make([]gitref.Commit, n)
+	for i := range cs {
+		cs[i] = gitref.Commit{SHA: strings.Repeat(string(rune('a'+i)), 40), Subject: "work"}
+	}
+	return cs
+}
+
+// iterationsOf returns n iterations without usage.
+func iterationsOf(n int) []Iteration {
+	its := make([]Iteration, n)
+	for i := range its {
+		its[i].Number = i + 1
+	}
+	return its
+}
+
+func TestCommentGolden(t *testing.T) {
+	const run = "https://github.com/o/r/actions/runs/1"
 	tests := []struct {
-		name    string
-		comment Comment
+		name string
+		body string
 	}{
-		{name: "starting", comment: Comment{Phase: PhaseWorking, RunURL: "https://github.com/o/r/actions/runs/1"}},
-		{
-			name: "working",
-			comment: Comment{Phase: PhaseWorking, Iteration: 2, MaxIterations: 5, Commits: 1,
-				LastTool: "Bash(go test ./... | tee `log` @octocat)", RunURL: "https://github.com/o/r/actions/runs/1"},
-		},
-		{
-			name: "done_with_pull_request",
-			comment: Comment{Phase: PhaseDone, Status: "complete", Iteration: 2, MaxIterations: 5, Commits: 3,
-				Branch: "sandcastle/issue-42", Pushed: true, PRNumber: 7, PRURL: "https://github.com/o/r/pull/7",
-				RunURL: "https://github.com/o/r/actions/runs/1"},
-		},
-		{
-			name: "done_with_ready_pull_request",
-			comment: Comment{Phase: PhaseDone, Status: "complete", Iteration: 1, MaxIterations: 5, Commits: 1,
-				Branch: "sandcastle/issue-42", Pushed: true, PRNumber: 7, PRURL: "https://github.com/o/r/pull/7",
-				PRNote: "opened ready for review, since this repository does not support draft pull requests"},
-		},
-		{
-			name: "failed_branch_moved",
-			comment: Comment{Phase: PhaseFailed, Status: "branch-moved", Iteration: 1, Commits: 1, Branch: "feature",
-				Recovery: "sandcastle/recovery/feature-1-1", Reason: "push feature to origin: the remote branch changed"},
-		},
-		{
-			name:    "failed_nothing_done",
-			comment: Comment{Phase: PhaseFailed, Status: "failed", Iteration: 1, Reason: "agent exited with code 1: <b>boom</b>"},
-		},
-		{name: "refused", comment: Comment{Phase: PhaseRefused, Reason: "octocat has read permission; write is needed"}},
+		{"starting", Progress{RunURL: run}.Comment()},
+		{"working", Progress{Iteration: 2, MaxIterations: 5, Commits: 1, LastTool: "Bash(go test ./... | tee `log` @octocat)", RunURL: run}.Comment()},
+		{"done_with_pull_request", Outcome{Status: StatusComplete, Iterations: iterationsOf(2), MaxIterations: 5, Commits: commits(3),
+			Branch: "sandcastle/issue-42", Pushed: true, PRNumber: 7, PRURL: "https://github.com/o/r/pull/7", RunURL: run}.Comment()},
+		{"done_with_ready_pull_request", Outcome{Status: StatusComplete, Iterations: iterationsOf(1), MaxIterations: 5, Commits: commits(1),
+			Branch: "sandcastle/issue-42", Pushed: true, PRNumber: 7, PRURL: "https://github.com/o/r/pull/7",
+			PRNote: "opened ready for review, since this repository does not support draft pull requests"}.Comment()},
+		{"failed_branch_moved", Outcome{Status: StatusBranchMoved, Iterations: iterationsOf(1), Commits: commits(1), Branch: "feature",
+			RecoveryBranch: "sandcastle/recovery/feature-1-1", Failure: "push feature to origin: the remote branch changed"}.Comment()},
+		{"failed_nothing_done", Outcome{Status: StatusFailed, Iterations: iterationsOf(1), Failure: "agent exited with code 1: <b>boom</b>"}.Comment()},
+		{"failed_merge_kept_branch", Outcome{Status: StatusFailed, Iterations: iterationsOf(1), Commits: commits(2), Branch: "sandcastle/20260102-150405-a1b2c3", Kept: true,
+			Failure: "workspace: merge sandcastle/20260102-150405-a1b2c3 into main: conflict"}.Comment()},
+		{"refused", Outcome{Status: StatusRefused, RefusalReason: "octocat has read permission; write is needed"}.Comment()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			golden(t, filepath.Join("testdata", "comment", tt.name+".md"), CommentBody(tt.comment))
+			golden(t, filepath.Join("testdata", "comment", tt.name+".md"), tt.body)
 		})
 	}
 }
 
-func TestCommentBodyAgentTextCannotMentionOrFormat(t *testing.T) {
-	body := CommentBody(Comment{Phase: PhaseWorking, Iteration: 1, MaxIterations: 1, LastTool: "Bash(echo @everyone **x** [a](https://evil.example))"})
+func TestCommentAgentTextCannotMentionOrFormat(t *testing.T) {
+	body := Progress{Iteration: 1, MaxIterations: 1, LastTool: "Bash(echo @everyone **x** [a](https://evil.example))"}.Comment()
 	line := ""
 	for l := range strings.Lines(body) {
 		if strings.HasPrefix(l, "Last tool call:") {

@@ -5,12 +5,13 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 )
 
-// console is the job log on stdout. It serialises writes, redacts them, and keeps untrusted
-// text fenced: while a fence is open the runner ignores workflow commands, so only a line
-// carrying the fence's random token (which the agent cannot know) ends it.
-type console struct {
+// Console is the job log on standard output. It serialises writes, redacts them, and keeps
+// untrusted text fenced: while a fence is open the runner ignores workflow commands, so only a
+// line carrying the fence's random token (which the agent cannot know) ends it.
+type Console struct {
 	mu      sync.Mutex
 	w       io.Writer
 	red     *Redactor
@@ -19,16 +20,29 @@ type console struct {
 	midLine bool   // the last write did not end with a newline
 }
 
-func newConsole(w io.Writer, red *Redactor, actions bool) *console {
+// NewConsole returns the console writing to w through red (nil: none). In Actions (actions
+// true) agent output is fenced with ::stop-commands::.
+func NewConsole(w io.Writer, red *Redactor, actions bool) *Console {
 	if w == nil {
 		w = io.Discard
 	}
-	return &console{w: w, red: red, actions: actions}
+	if red == nil {
+		red = &Redactor{}
+	}
+	return &Console{w: w, red: red, actions: actions}
+}
+
+// NewLog returns a run log writing to file (nil: no file) and this console, sharing its
+// redactor and fences, so that the workflow commands written with Command stay live while
+// agent output is fenced. warn shows a warning on the console (an annotation, say); nil writes
+// it as a plain line.
+func (c *Console) NewLog(file io.Writer, warn func(msg string)) *Log {
+	return &Log{file: file, con: c, red: c.red, now: time.Now, warn: warn}
 }
 
 // text writes plain text. In Actions, text that the runner would read as a workflow command
 // is written inside a fence of its own.
-func (c *console) text(s string) {
+func (c *Console) text(s string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s = c.red.Redact(s)
@@ -41,8 +55,8 @@ func (c *console) text(s string) {
 	c.put(s)
 }
 
-// line writes s as whole line(s): after a newline if the last write ended mid-line.
-func (c *console) line(s string) {
+// Line writes s as whole line(s): after a newline if the last write ended mid-line.
+func (c *Console) Line(s string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.endLine()
@@ -59,8 +73,10 @@ func (c *console) line(s string) {
 	c.put(s)
 }
 
-// command writes a workflow command of our own, closing any open fence around it.
-func (c *console) command(s string, redact bool) {
+// Command writes a workflow command of our own, closing any open fence around it; redact
+// passes it through the redactor first (not for add-mask, whose secret must reach the runner
+// as is).
+func (c *Console) Command(s string, redact bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if redact {
@@ -78,7 +94,7 @@ func (c *console) command(s string, redact bool) {
 }
 
 // beginUntrusted opens a fence (in Actions) that stays open until endUntrusted.
-func (c *console) beginUntrusted() {
+func (c *Console) beginUntrusted() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.actions && c.token == "" {
@@ -87,7 +103,7 @@ func (c *console) beginUntrusted() {
 }
 
 // endUntrusted finishes the current line and closes the fence, if one is open.
-func (c *console) endUntrusted() {
+func (c *Console) endUntrusted() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.endLine()
@@ -98,26 +114,26 @@ func (c *console) endUntrusted() {
 
 // open starts a fence with a fresh token; each fence gets its own so a token seen in the log
 // is worth nothing later.
-func (c *console) open() {
+func (c *Console) open() {
 	c.endLine()
 	c.token = rand.Text()
 	c.put("::stop-commands::" + c.token + "\n")
 }
 
-func (c *console) close() {
+func (c *Console) close() {
 	c.endLine()
 	c.put("::" + c.token + "::\n")
 	c.token = ""
 }
 
-func (c *console) endLine() {
+func (c *Console) endLine() {
 	if c.midLine {
 		c.put("\n")
 	}
 }
 
 // put writes s. The console is best effort: when stdout is gone there is nowhere left to say so.
-func (c *console) put(s string) {
+func (c *Console) put(s string) {
 	if s == "" {
 		return
 	}
@@ -135,15 +151,4 @@ func looksLikeCommand(s string) bool {
 		}
 	}
 	return false
-}
-
-// commandWriter hands the SDK's command lines to the console.
-type commandWriter struct {
-	c      *console
-	redact bool
-}
-
-func (w commandWriter) Write(p []byte) (int, error) {
-	w.c.command(string(p), w.redact)
-	return len(p), nil
 }

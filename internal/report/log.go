@@ -18,26 +18,10 @@ type Log struct {
 	file    io.Writer
 	midLine bool  // the file's last write did not end with a newline
 	err     error // the first file write error
-	con     *console
+	con     *Console
 	red     *Redactor
 	now     func() time.Time
 	warn    func(msg string) // shows a warning on the console; nil: a plain line
-}
-
-// NewLog returns a run log writing to file (nil: no file) and console. In Actions (actions
-// true), agent output on the console is fenced with ::stop-commands::. r may be nil.
-//
-// A Log from NewLog has its own console state; use Reporter.NewLog when the Reporter writes to
-// the same console, so its commands are not swallowed by an open fence.
-func NewLog(file io.Writer, console io.Writer, r *Redactor, actions bool) *Log {
-	if r == nil {
-		r = &Redactor{}
-	}
-	return newLog(file, newConsole(console, r, actions), r)
-}
-
-func newLog(file io.Writer, con *console, red *Redactor) *Log {
-	return &Log{file: file, con: con, red: red, now: time.Now}
 }
 
 // Status writes a timestamped line to the file (UTC, RFC 3339) and the console (time of day).
@@ -45,7 +29,7 @@ func (l *Log) Status(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	t := l.now()
 	l.fileLine(t.UTC().Format(time.RFC3339) + " " + msg)
-	l.con.line(t.Format("15:04:05") + " " + msg)
+	l.con.Line(t.Format("15:04:05") + " " + msg)
 }
 
 // Warning writes a warning to the file and shows it on the console, as an annotation when the
@@ -57,7 +41,7 @@ func (l *Log) Warning(format string, args ...any) {
 		l.warn(msg)
 		return
 	}
-	l.con.line("warning: " + msg)
+	l.con.Line("warning: " + msg)
 }
 
 // BeginAgent marks the start of agent output: from here to EndAgent the console is fenced.
@@ -82,7 +66,7 @@ func (l *Log) ToolCall(name, args string) {
 	l.con.beginUntrusted()
 	line := name + "(" + args + ")"
 	l.fileLine(line)
-	l.con.line(line)
+	l.con.Line(line)
 }
 
 // Prompt writes the prompt an iteration sends, after a status line giving its size. It is
@@ -92,7 +76,7 @@ func (l *Log) Prompt(iteration int, text string) {
 	text = strings.TrimSuffix(text, "\n")
 	l.con.beginUntrusted()
 	l.fileLine(text)
-	l.con.line(text)
+	l.con.Line(text)
 	l.con.endUntrusted()
 }
 

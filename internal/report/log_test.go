@@ -3,36 +3,14 @@ package report
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-)
 
-// runnerCommands returns the workflow commands the Actions runner would act on in out,
-// honouring ::stop-commands:: fences the way the runner does.
-func runnerCommands(out string) []string {
-	var live []string
-	stop := ""
-	for line := range strings.Lines(out) {
-		line = strings.TrimRight(line, "\r\n")
-		if stop != "" {
-			if line == "::"+stop+"::" {
-				stop = ""
-			}
-			continue
-		}
-		t := strings.TrimLeft(line, " \t")
-		if token, ok := strings.CutPrefix(t, "::stop-commands::"); ok {
-			stop = token
-			continue
-		}
-		if strings.HasPrefix(t, "::") || strings.HasPrefix(t, "##[") {
-			live = append(live, t)
-		}
-	}
-	return live
-}
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
+)
 
 func fixedClock() time.Time { return time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC) }
 
@@ -41,7 +19,7 @@ func secretLog(actions bool) (l *Log, file, console *bytes.Buffer) {
 	file, console = &bytes.Buffer{}, &bytes.Buffer{}
 	red := &Redactor{}
 	red.Add("sk-secret")
-	l = NewLog(file, console, red, actions)
+	l = NewConsole(console, red, actions).NewLog(file, nil)
 	l.now = fixedClock
 	return l, file, console
 }
@@ -82,14 +60,14 @@ func TestLogFileAndConsole(t *testing.T) {
 
 func TestLogFencesAgentOutputInActions(t *testing.T) {
 	var console bytes.Buffer
-	l := NewLog(nil, &console, nil, true)
+	l := NewConsole(&console, nil, true).NewLog(nil, nil)
 	l.BeginAgent()
 	l.AgentText("::set-env name=X::pwned\n")
 	l.ToolCall("Bash", "echo ::error::fake")
 	l.AgentText("  ::add-mask::x\n##[error]old style")
 	l.EndAgent()
 
-	if got := runnerCommands(console.String()); len(got) != 0 {
+	if got := testkit.RunnerCommands(console.String()); len(got) != 0 {
 		t.Errorf("runner would act on %q from agent output:\n%s", got, console.String())
 	}
 	lines := strings.Split(strings.TrimSuffix(console.String(), "\n"), "\n")
@@ -108,7 +86,7 @@ func TestLogFencesAgentOutputInActions(t *testing.T) {
 
 func TestLogFreshTokenPerFence(t *testing.T) {
 	var console bytes.Buffer
-	l := NewLog(nil, &console, nil, true)
+	l := NewConsole(&console, nil, true).NewLog(nil, nil)
 	for range 2 {
 		l.BeginAgent()
 		l.AgentText("x\n")
@@ -127,10 +105,10 @@ func TestLogFreshTokenPerFence(t *testing.T) {
 
 func TestLogAgentTextOutsideSectionIsFenced(t *testing.T) {
 	var console bytes.Buffer
-	l := NewLog(nil, &console, nil, true)
+	l := NewConsole(&console, nil, true).NewLog(nil, nil)
 	l.AgentText("::error::x\n")
 	l.EndAgent()
-	if got := runnerCommands(console.String()); len(got) != 0 {
+	if got := testkit.RunnerCommands(console.String()); len(got) != 0 {
 		t.Errorf("runner would act on %q", got)
 	}
 	if !strings.HasPrefix(console.String(), "::stop-commands::") {
@@ -140,9 +118,9 @@ func TestLogAgentTextOutsideSectionIsFenced(t *testing.T) {
 
 func TestLogStatusCannotIssueCommands(t *testing.T) {
 	var console bytes.Buffer
-	l := NewLog(nil, &console, nil, true)
+	l := NewConsole(&console, nil, true).NewLog(nil, nil)
 	l.Status("merge failed:\n::error::from a branch name\n  ##[warning]x")
-	if got := runnerCommands(console.String()); len(got) != 0 {
+	if got := testkit.RunnerCommands(console.String()); len(got) != 0 {
 		t.Errorf("runner would act on %q:\n%s", got, console.String())
 	}
 	if !strings.Contains(console.String(), "::error::from a branch name\n") {
@@ -152,35 +130,12 @@ func TestLogStatusCannotIssueCommands(t *testing.T) {
 
 func TestLogNoFencesOutsideActions(t *testing.T) {
 	var console bytes.Buffer
-	l := NewLog(nil, &console, nil, false)
+	l := NewConsole(&console, nil, false).NewLog(nil, nil)
 	l.BeginAgent()
 	l.AgentText("::error::x")
 	l.EndAgent()
 	if got, want := console.String(), "::error::x\n"; got != want {
 		t.Errorf("console = %q, want %q", got, want)
-	}
-}
-
-func TestReporterCommandsLiveInsideAgentFence(t *testing.T) {
-	var stdout bytes.Buffer
-	r := New(&stdout, env(map[string]string{"GITHUB_ACTIONS": "true"}))
-	l := r.NewLog(nil)
-	l.BeginAgent()
-	l.AgentText("thinking ::warning::fake")
-	r.Warning("agent idle for 60s")
-	r.Mask("new-secret")
-	end := r.Group("g")
-	l.AgentText("\n::error::fake new-secret\n")
-	end()
-	l.EndAgent()
-
-	got := runnerCommands(stdout.String())
-	want := []string{"::warning::agent idle for 60s", "::add-mask::new-secret", "::group::g", "::endgroup::"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("live commands = %q, want %q\nconsole:\n%s", got, want, stdout.String())
-	}
-	if strings.Contains(strings.ReplaceAll(stdout.String(), "::add-mask::new-secret", ""), "new-secret") {
-		t.Errorf("secret printed unredacted:\n%s", stdout.String())
 	}
 }
 
@@ -194,7 +149,7 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 func TestLogFileErrorIsRemembered(t *testing.T) {
 	file := &failingWriter{}
 	var console bytes.Buffer
-	l := NewLog(file, &console, nil, false)
+	l := NewConsole(&console, nil, false).NewLog(file, nil)
 	l.now = fixedClock
 	l.Status("one")
 	l.AgentText("two")
@@ -213,7 +168,7 @@ func TestLogFileErrorIsRemembered(t *testing.T) {
 
 func TestLogConcurrentWriters(t *testing.T) {
 	var file, console bytes.Buffer
-	l := NewLog(&file, &console, nil, true)
+	l := NewConsole(&console, nil, true).NewLog(&file, nil)
 	l.now = fixedClock
 	var wg sync.WaitGroup
 	for range 4 {
@@ -227,7 +182,7 @@ func TestLogConcurrentWriters(t *testing.T) {
 	}
 	wg.Wait()
 	l.EndAgent()
-	if got := runnerCommands(console.String()); len(got) != 0 {
+	if got := testkit.RunnerCommands(console.String()); len(got) != 0 {
 		t.Errorf("runner would act on %d agent lines", len(got))
 	}
 	if got, want := strings.Count(file.String(), "\n"), 4*50*3; got != want {
@@ -246,7 +201,7 @@ func TestLogPrompt(t *testing.T) {
 	if got := file.String(); got != wantFile {
 		t.Errorf("file =\n%s\nwant\n%s", got, wantFile)
 	}
-	if got := runnerCommands(console.String()); len(got) != 0 {
+	if got := testkit.RunnerCommands(console.String()); len(got) != 0 {
 		t.Errorf("the runner would act on %q in:\n%s", got, console.String())
 	}
 	for _, want := range []string{"Prompt of iteration 2 (43 bytes):", "Fix it.\n::set-env name=X::1\nkey: ***\n"} {
@@ -256,5 +211,29 @@ func TestLogPrompt(t *testing.T) {
 	}
 	if strings.Contains(console.String(), "sk-secret") {
 		t.Errorf("console shows the secret:\n%s", console.String())
+	}
+}
+
+// TestConsoleCommandsAndWarnings: a command of our own ends an open fence around it and goes
+// back into it, redacted or, for add-mask, not; a warning goes to warn when there is one.
+func TestConsoleCommandsAndWarnings(t *testing.T) {
+	var console bytes.Buffer
+	red := &Redactor{}
+	red.Add("sk-secret")
+	c := NewConsole(&console, red, true)
+	var warned []string
+	l := c.NewLog(nil, func(msg string) { warned = append(warned, msg) })
+	l.BeginAgent()
+	c.Command("::warning::sk-secret\n", true)
+	c.Command("::add-mask::sk-secret\n", false)
+	l.EndAgent()
+	if got := testkit.RunnerCommands(console.String()); !slices.Equal(got, []string{"::warning::***", "::add-mask::sk-secret"}) {
+		t.Errorf("live commands %q", got)
+	}
+	l.Warning("idle for %s", "1m")
+	plain := NewConsole(&console, nil, false).NewLog(nil, nil)
+	plain.Warning("plain %d", 2)
+	if !slices.Equal(warned, []string{"idle for 1m"}) || !strings.Contains(console.String(), "warning: plain 2\n") {
+		t.Errorf("warned %q, console %q", warned, console.String())
 	}
 }

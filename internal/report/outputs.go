@@ -10,64 +10,40 @@ import (
 	"strings"
 )
 
-// Outputs are the action's step outputs.
-type Outputs struct {
-	Status              string
-	Iterations          int
-	CompletionSignal    string   // the signal the agent printed; "" when none
-	Commits             []string // SHAs of the agent's commits, oldest first
-	Branch              string
-	BaseSHA             string
-	HeadSHA             string
-	Output              string // compact JSON of the structured output (a JSON string for string outputs); "" when none
-	SessionID           string
-	SessionFile         string
-	InputTokens         int64
-	OutputTokens        int64
-	CacheReadTokens     int64
-	CacheCreationTokens int64
-	CostUSD             float64
-	CostKnown           bool // false: the agent reported no cost, and cost-usd is ""
-	LogFile             string
-	PreservedWorktree   string
-	Pushed              bool
-	RecoveryBranch      string // the branch that took the commits when the remote branch moved
-	PRNumber            int    // 0 when no pull request was opened or updated
-	PRURL               string
-	CommentURL          string
-	RefusalReason       string
-	// RestoredGit are the paths in the repository's git directory the agent changed and the run
-	// put back (see package gitguard).
-	RestoredGit []string
-	// Fields are the top-level fields of an object structured output, by name, each value a
-	// string as is or compact JSON. Each becomes the output "output-<name>", after the declared
-	// ones; see FieldOutputs for which names qualify.
-	Fields map[string]string
-}
-
-// Pairs returns every output name and value, in the order action.yml declares them.
-func (o Outputs) Pairs() [][2]string {
+// Pairs returns every step output's name and value, in the order action.yml declares them,
+// then one output-<field> for each field of an object structured output (see FieldOutputs).
+func (o Outcome) Pairs() [][2]string {
 	prNumber := ""
 	if o.PRNumber > 0 {
 		prNumber = strconv.Itoa(o.PRNumber)
 	}
+	output := ""
+	var fields map[string]string
+	if o.Output != nil {
+		output = o.Output.Text
+		fields, _ = FieldOutputs(o.Output.JSON)
+	}
+	shas := make([]string, len(o.Commits))
+	for i, c := range o.Commits {
+		shas[i] = c.SHA
+	}
 	pairs := [][2]string{
-		{"status", o.Status},
-		{"iterations", strconv.Itoa(o.Iterations)},
-		{"completion-signal", o.CompletionSignal},
-		{"commits", jsonList(o.Commits)},
+		{"status", string(o.Status)},
+		{"iterations", strconv.Itoa(len(o.Iterations))},
+		{"completion-signal", o.Signal},
+		{"commits", jsonList(shas)},
 		{"commit-count", strconv.Itoa(len(o.Commits))},
 		{"branch", o.Branch},
 		{"base-sha", o.BaseSHA},
 		{"head-sha", o.HeadSHA},
-		{"output", o.Output},
+		{"output", output},
 		{"session-id", o.SessionID},
 		{"session-file", o.SessionFile},
 		{"input-tokens", strconv.FormatInt(o.InputTokens, 10)},
 		{"output-tokens", strconv.FormatInt(o.OutputTokens, 10)},
 		{"cache-read-tokens", strconv.FormatInt(o.CacheReadTokens, 10)},
 		{"cache-creation-tokens", strconv.FormatInt(o.CacheCreationTokens, 10)},
-		{"cost-usd", formatCost(o.CostUSD, o.CostKnown)},
+		{"cost-usd", formatCost(o.CostUSD, costKnown(o.Usage))},
 		{"log-file", o.LogFile},
 		{"preserved-worktree", o.PreservedWorktree},
 		{"pushed", strconv.FormatBool(o.Pushed)},
@@ -78,8 +54,8 @@ func (o Outputs) Pairs() [][2]string {
 		{"refusal-reason", o.RefusalReason},
 		{"restored-git-files", jsonList(o.RestoredGit)},
 	}
-	for _, name := range slices.Sorted(maps.Keys(o.Fields)) {
-		pairs = append(pairs, [2]string{FieldPrefix + name, o.Fields[name]})
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		pairs = append(pairs, [2]string{FieldPrefix + name, fields[name]})
 	}
 	return pairs
 }
@@ -97,7 +73,7 @@ func jsonList(l []string) string {
 // output.
 const FieldPrefix = "output-"
 
-// FieldOutputs splits a JSON object into the values of Outputs.Fields: a string field as is,
+// FieldOutputs splits a JSON object into the values of its field outputs: a string field as is,
 // any other value as compact JSON. A field is left out, and named in skipped, when its name
 // is not made of letters, digits, "_" and "-" (an output name must survive the runner's
 // parsing and a workflow expression), or when "output-<name>" is, in any case, the name of a
@@ -110,7 +86,7 @@ func FieldOutputs(object []byte) (fields map[string]string, skipped []string) {
 		return nil, nil
 	}
 	var taken []string
-	for _, p := range (Outputs{}).Pairs() {
+	for _, p := range (Outcome{}).Pairs() {
 		taken = append(taken, p[0])
 	}
 	fields = make(map[string]string, len(m))

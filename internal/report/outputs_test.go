@@ -4,6 +4,10 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
+	"github.com/sandcastle-action/sandcastle/internal/structured"
 )
 
 func TestPairsNamesAndOrder(t *testing.T) {
@@ -13,7 +17,7 @@ func TestPairsNamesAndOrder(t *testing.T) {
 		"cache-creation-tokens", "cost-usd", "log-file", "preserved-worktree", "pushed", "recovery-branch",
 		"pr-number", "pr-url", "comment-url", "refusal-reason", "restored-git-files",
 	}
-	pairs := Outputs{}.Pairs()
+	pairs := Outcome{}.Pairs()
 	if got, want := len(pairs), len(want); got != want {
 		t.Fatalf("Pairs() has %d entries, want %d", got, want)
 	}
@@ -25,31 +29,26 @@ func TestPairsNamesAndOrder(t *testing.T) {
 }
 
 func TestPairsValues(t *testing.T) {
-	o := Outputs{
-		Status:              "success",
-		Iterations:          3,
-		CompletionSignal:    "<promise>COMPLETE</promise>",
-		Commits:             []string{"aaa111", "bbb222"},
-		Branch:              "sandcastle/fix",
-		BaseSHA:             "base",
-		HeadSHA:             "head",
-		Output:              `{"ok":true}`,
-		SessionID:           "sess-1",
-		InputTokens:         1200,
-		OutputTokens:        340,
-		CacheReadTokens:     5,
-		CacheCreationTokens: 6,
-		CostUSD:             0.0123,
-		CostKnown:           true,
-		LogFile:             ".sandcastle/logs/main.log",
-		PreservedWorktree:   "/w/tree",
-		Pushed:              true,
-		RecoveryBranch:      "sandcastle/recovery/fix-1",
-		PRNumber:            7,
-		PRURL:               "https://github.com/o/r/pull/7",
-		CommentURL:          "https://github.com/o/r/issues/3#issuecomment-9",
-		RefusalReason:       "",
-		RestoredGit:         []string{".git/config", ".git/hooks/post-checkout"},
+	o := Outcome{
+		Status:            "success",
+		Iterations:        iterationsOf(3),
+		Signal:            "<promise>COMPLETE</promise>",
+		Commits:           []gitref.Commit{{SHA: "aaa111"}, {SHA: "bbb222"}},
+		Branch:            "sandcastle/fix",
+		BaseSHA:           "base",
+		HeadSHA:           "head",
+		Output:            &structured.Value{JSON: []byte(`{"ok":true}`), Text: `{"ok":true}`},
+		SessionID:         "sess-1",
+		Usage:             agent.Usage{InputTokens: 1200, OutputTokens: 340, CacheReadTokens: 5, CacheCreationTokens: 6, CostUSD: 0.0123},
+		LogFile:           ".sandcastle/logs/main.log",
+		PreservedWorktree: "/w/tree",
+		Pushed:            true,
+		RecoveryBranch:    "sandcastle/recovery/fix-1",
+		PRNumber:          7,
+		PRURL:             "https://github.com/o/r/pull/7",
+		CommentURL:        "https://github.com/o/r/issues/3#issuecomment-9",
+		RefusalReason:     "",
+		RestoredGit:       []string{".git/config", ".git/hooks/post-checkout"},
 	}
 	want := map[string]string{
 		"status": "success", "iterations": "3", "completion-signal": "<promise>COMPLETE</promise>",
@@ -60,7 +59,7 @@ func TestPairsValues(t *testing.T) {
 		"preserved-worktree": "/w/tree", "pushed": "true", "recovery-branch": "sandcastle/recovery/fix-1",
 		"pr-number": "7", "pr-url": "https://github.com/o/r/pull/7",
 		"comment-url": "https://github.com/o/r/issues/3#issuecomment-9", "refusal-reason": "",
-		"restored-git-files": `[".git/config",".git/hooks/post-checkout"]`,
+		"restored-git-files": `[".git/config",".git/hooks/post-checkout"]`, "output-ok": "true",
 	}
 	for _, p := range o.Pairs() {
 		if got, want := p[1], want[p[0]]; got != want {
@@ -70,9 +69,9 @@ func TestPairsValues(t *testing.T) {
 }
 
 func TestPairsNoCommits(t *testing.T) {
-	for _, commits := range [][]string{nil, {}} {
+	for _, commits := range [][]gitref.Commit{nil, {}} {
 		got := map[string]string{}
-		for _, p := range (Outputs{Commits: commits}).Pairs() {
+		for _, p := range (Outcome{Commits: commits}).Pairs() {
 			got[p[0]] = p[1]
 		}
 		if got["commits"] != "[]" || got["commit-count"] != "0" || got["restored-git-files"] != "[]" {
@@ -107,9 +106,9 @@ func TestFormatCost(t *testing.T) {
 }
 
 func TestPairsFieldsFollowTheDeclaredOutputsSorted(t *testing.T) {
-	o := Outputs{Fields: map[string]string{"verdict": "clean", "count": "3"}}
+	o := Outcome{Output: &structured.Value{JSON: []byte(`{"verdict":"clean","count":3}`)}}
 	pairs := o.Pairs()
-	n := len(Outputs{}.Pairs())
+	n := len(Outcome{}.Pairs())
 	if got, want := len(pairs), n+2; got != want {
 		t.Fatalf("Pairs() has %d entries, want %d", got, want)
 	}
@@ -126,7 +125,7 @@ func TestPairsPRNumberEmptyWhenNone(t *testing.T) {
 		number int
 		want   string
 	}{{0, ""}, {42, "42"}} {
-		for _, p := range (Outputs{PRNumber: tc.number}).Pairs() {
+		for _, p := range (Outcome{PRNumber: tc.number}).Pairs() {
 			if p[0] == "pr-number" && p[1] != tc.want {
 				t.Errorf("PRNumber %d: pr-number = %q, want %q", tc.number, p[1], tc.want)
 			}

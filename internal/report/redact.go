@@ -21,13 +21,13 @@ type Redactor struct {
 	replacer *strings.Replacer
 }
 
-// Add registers secret. A multi-line secret is also registered line by line, and its JSON
-// string form too, so it is caught when a line or a JSON document carries it. Values shorter
-// than 4 characters are ignored.
-func (r *Redactor) Add(secret string) {
-	forms := variants(secret)
+// Add registers secret and returns the forms it registered: a multi-line secret is also
+// registered line by line, and its JSON string form too, so it is caught when a line or a JSON
+// document carries it. Values shorter than 4 characters are ignored.
+func (r *Redactor) Add(secret string) (forms []string) {
+	forms = variants(secret)
 	if len(forms) == 0 {
-		return
+		return nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -50,6 +50,7 @@ func (r *Redactor) Add(secret string) {
 		pairs = append(pairs, s, "***")
 	}
 	r.replacer = strings.NewReplacer(pairs...)
+	return forms
 }
 
 // Redact returns s with every registered secret replaced by "***".

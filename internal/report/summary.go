@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
 // maxSummaryCommits and maxSummaryOutput keep the job summary well under the runner's 1 MiB
@@ -16,133 +19,88 @@ const (
 	maxSummaryOutput  = 64 << 10
 )
 
-// Run is what the job summary shows.
-type Run struct {
-	Status            string
-	Branch            string
-	Signal            string // the completion signal that ended the run; "" when none
-	Iterations        []Iteration
-	MaxIterations     int
-	Commits           []Commit // oldest first
-	Output            string   // the structured output as JSON; "" when none
-	PreservedWorktree string
-	LogFile           string
-	RefusalReason     string // why the run did not start (status refused or skipped); "" when it did
-	Pushed            bool
-	RecoveryBranch    string
-	PRNumber          int
-	PRURL             string
-	CommentURL        string
-	// GitGuarded says the repository's git directory was kept from the agent (a Docker
-	// sandbox); GitRestored lists what the agent changed in it and the run put back.
-	GitGuarded  bool
-	GitRestored []string
-}
-
-// Iteration is one agent invocation's usage.
-type Iteration struct {
-	Number              int
-	InputTokens         int64
-	OutputTokens        int64
-	CacheReadTokens     int64
-	CacheCreationTokens int64
-	CostUSD             float64
-	CostKnown           bool
-	Signal              string // the completion signal seen in this iteration; "" when none
-}
-
-// Commit is one commit the agent made.
-type Commit struct {
-	SHA     string
-	Subject string
-}
-
 // Summary renders the job summary. Text from the agent (commit subjects, the output, branch
 // and signal) is escaped or fenced so it cannot break out of the place it is shown in.
-func Summary(s Run) string {
+func (o Outcome) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Sandcastle: %s\n\n", inline(s.Status))
+	fmt.Fprintf(&b, "## Sandcastle: %s\n\n", inline(string(o.Status)))
 
-	iterations := strconv.Itoa(len(s.Iterations))
-	if s.MaxIterations > 0 {
-		iterations += " / " + strconv.Itoa(s.MaxIterations)
+	iterations := strconv.Itoa(len(o.Iterations))
+	if o.MaxIterations > 0 {
+		iterations += " / " + strconv.Itoa(o.MaxIterations)
 	}
 	b.WriteString("| | |\n| --- | --- |\n")
-	if s.RefusalReason != "" {
+	if o.RefusalReason != "" {
 		label := "Refused"
-		if s.Status == "skipped" {
+		if o.Status == StatusSkipped {
 			label = "Skipped"
 		}
-		row(&b, label, cellText(s.RefusalReason))
+		row(&b, label, cellText(o.RefusalReason))
 		return b.String()
 	}
 	row(&b, "Iterations", iterations)
-	row(&b, "Completion signal", codeOr(s.Signal, "none"))
-	row(&b, "Branch", codeOr(s.Branch, "none"))
-	row(&b, "Commits", strconv.Itoa(len(s.Commits)))
-	if s.Pushed {
+	row(&b, "Completion signal", codeOr(o.Signal, "none"))
+	row(&b, "Branch", codeOr(o.Branch, "none"))
+	row(&b, "Commits", strconv.Itoa(len(o.Commits)))
+	if o.Pushed {
 		row(&b, "Pushed", "yes")
 	}
-	if s.RecoveryBranch != "" {
-		row(&b, "Recovery branch", code(s.RecoveryBranch))
+	if o.RecoveryBranch != "" {
+		row(&b, "Recovery branch", code(o.RecoveryBranch))
 	}
-	if s.PRURL != "" {
-		row(&b, "Pull request", link("#"+strconv.Itoa(s.PRNumber), s.PRURL))
+	if o.PRURL != "" {
+		row(&b, "Pull request", link("#"+strconv.Itoa(o.PRNumber), o.PRURL))
 	}
-	if s.CommentURL != "" {
-		row(&b, "Comment", link("progress comment", s.CommentURL))
+	if o.CommentURL != "" {
+		row(&b, "Comment", link("progress comment", o.CommentURL))
 	}
-	if s.LogFile != "" {
-		row(&b, "Log file", code(s.LogFile))
+	if o.LogFile != "" {
+		row(&b, "Log file", code(o.LogFile))
 	}
-	if s.GitGuarded {
+	if o.GitGuarded {
 		state := "as it was"
-		if n := len(s.GitRestored); n > 0 {
+		if n := len(o.RestoredGit); n > 0 {
 			state = fmt.Sprintf("**put back**: the agent changed %d path(s)", n)
 		}
 		row(&b, "Git directory", state)
 	}
 
-	if len(s.Commits) > 0 {
+	if len(o.Commits) > 0 {
 		b.WriteString("\n### Commits\n\n")
-		for i, c := range s.Commits {
+		for i, c := range o.Commits {
 			if i == maxSummaryCommits {
-				fmt.Fprintf(&b, "- ... and %d more\n", len(s.Commits)-i)
+				fmt.Fprintf(&b, "- ... and %d more\n", len(o.Commits)-i)
 				break
 			}
-			fmt.Fprintf(&b, "- %s %s\n", code(ShortSHA(c.SHA)), inline(c.Subject))
+			fmt.Fprintf(&b, "- %s %s\n", code(gitref.ShortSHA(c.SHA)), inline(c.Subject))
 		}
 	}
 
-	if len(s.Iterations) > 0 {
+	if len(o.Iterations) > 0 {
 		b.WriteString("\n### Usage\n\n")
 		b.WriteString("| Iteration | Signal | Input tokens | Output tokens | Cache read | Cache write | Cost (USD) |\n")
 		b.WriteString("| ---: | --- | ---: | ---: | ---: | ---: | ---: |\n")
-		var total Iteration
-		total.CostKnown = true
-		for _, it := range s.Iterations {
-			usageRow(&b, strconv.Itoa(it.Number), codeOr(it.Signal, ""), it)
-			total.InputTokens += it.InputTokens
-			total.OutputTokens += it.OutputTokens
-			total.CacheReadTokens += it.CacheReadTokens
-			total.CacheCreationTokens += it.CacheCreationTokens
-			total.CostUSD += it.CostUSD
-			total.CostKnown = total.CostKnown && it.CostKnown
+		var total agent.Usage
+		costs := true // every iteration reported its cost
+		for _, it := range o.Iterations {
+			usageRow(&b, strconv.Itoa(it.Number), codeOr(it.Signal, ""), it.Usage, costKnown(it.Usage))
+			total.Add(it.Usage)
+			costs = costs && costKnown(it.Usage)
 		}
-		usageRow(&b, "**Total**", "", total)
+		usageRow(&b, "**Total**", "", total, costs)
 	}
 
-	if s.Output != "" {
+	if o.Output != nil {
 		b.WriteString("\n### Output\n\n")
-		b.WriteString(fenced(prettyJSON(s.Output), "json"))
+		b.WriteString(fenced(prettyJSON(string(o.Output.JSON)), "json"))
 	}
 
-	if s.PreservedWorktree != "" {
-		fmt.Fprintf(&b, "\n> **Uncommitted work was preserved** in the worktree %s.\n", code(s.PreservedWorktree))
+	if o.PreservedWorktree != "" {
+		fmt.Fprintf(&b, "\n> **Uncommitted work was preserved** in the worktree %s.\n", code(o.PreservedWorktree))
 	}
-	if len(s.GitRestored) > 0 {
-		paths := make([]string, len(s.GitRestored))
-		for i, p := range s.GitRestored {
+	if len(o.RestoredGit) > 0 {
+		paths := make([]string, len(o.RestoredGit))
+		for i, p := range o.RestoredGit {
 			paths[i] = code(p)
 		}
 		fmt.Fprintf(&b, "\n> **The agent changed the repository's git directory**, where git on the runner finds its hooks, config and attributes; the run put back %s.\n", strings.Join(paths, ", "))
@@ -154,8 +112,8 @@ func row(b *strings.Builder, key, value string) {
 	fmt.Fprintf(b, "| %s | %s |\n", key, cell(value))
 }
 
-func usageRow(b *strings.Builder, label, signal string, it Iteration) {
-	cost := formatCost(it.CostUSD, it.CostKnown)
+func usageRow(b *strings.Builder, label, signal string, it agent.Usage, known bool) {
+	cost := formatCost(it.CostUSD, known)
 	if cost == "" {
 		cost = "unknown"
 	}
@@ -243,14 +201,6 @@ func longestRun(s string, c byte) int {
 		}
 	}
 	return longest
-}
-
-// ShortSHA abbreviates a commit id for people: its first 7 characters.
-func ShortSHA(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }
 
 // thousands writes n with comma separators: 1234567 → 1,234,567.

@@ -6,81 +6,84 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
+	"github.com/sandcastle-action/sandcastle/internal/structured"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 func TestSummaryGolden(t *testing.T) {
 	tests := []struct {
 		name string
-		run  Run
+		run  Outcome
 	}{
 		{
 			name: "success_signal_commits",
-			run: Run{
+			run: Outcome{
 				Status:        "success",
 				Branch:        "sandcastle/fix-login",
 				Signal:        "<promise>COMPLETE</promise>",
 				MaxIterations: 5,
 				Iterations: []Iteration{
-					{Number: 1, InputTokens: 12000, OutputTokens: 3400, CacheReadTokens: 150000, CacheCreationTokens: 9000, CostUSD: 0.1834, CostKnown: true},
-					{Number: 2, InputTokens: 800, OutputTokens: 1200, CacheReadTokens: 160000, CostUSD: 0.05, CostKnown: true, Signal: "<promise>COMPLETE</promise>"},
+					{Number: 1, Usage: agent.Usage{InputTokens: 12000, OutputTokens: 3400, CacheReadTokens: 150000, CacheCreationTokens: 9000, CostUSD: 0.1834}},
+					{Number: 2, Signal: "<promise>COMPLETE</promise>", Usage: agent.Usage{InputTokens: 800, OutputTokens: 1200, CacheReadTokens: 160000, CostUSD: 0.05}},
 				},
-				Commits: []Commit{
+				Commits: []gitref.Commit{
 					{SHA: "3f2a9c1d0e8b7a6f5e4d3c2b1a0f9e8d7c6b5a49", Subject: "Fix login redirect"},
 					{SHA: "9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a00", Subject: "Add regression test for session_timeout"},
 				},
-				Output:  `{"summary":"Fixed the redirect","files":["login.go","login_test.go"]}`,
+				Output:  &structured.Value{JSON: []byte(`{"summary":"Fixed the redirect","files":["login.go","login_test.go"]}`)},
 				LogFile: ".sandcastle/logs/main.log",
 			},
 		},
 		{
 			name: "max_iterations_no_signal",
-			run: Run{
+			run: Outcome{
 				Status:        "max-iterations",
 				Branch:        "main",
 				MaxIterations: 3,
 				Iterations: []Iteration{
-					{Number: 1, InputTokens: 100, OutputTokens: 50},
-					{Number: 2, InputTokens: 200, OutputTokens: 60, CostUSD: 0.01, CostKnown: true},
-					{Number: 3, InputTokens: 300, OutputTokens: 70, CostUSD: 0.02, CostKnown: true},
+					{Number: 1, Usage: agent.Usage{InputTokens: 100, OutputTokens: 50}},
+					{Number: 2, Usage: agent.Usage{InputTokens: 200, OutputTokens: 60, CostUSD: 0.01}},
+					{Number: 3, Usage: agent.Usage{InputTokens: 300, OutputTokens: 70, CostUSD: 0.02}},
 				},
-				Commits: []Commit{{SHA: "abc1234", Subject: "WIP"}},
+				Commits: []gitref.Commit{{SHA: "abc1234", Subject: "WIP"}},
 			},
 		},
 		{
 			name: "failure_preserved_worktree",
-			run: Run{
+			run: Outcome{
 				Status:            "failure",
 				Branch:            "sandcastle/20260102-150405-a1b2c3",
 				MaxIterations:     1,
-				Iterations:        []Iteration{{Number: 1, InputTokens: 5000, OutputTokens: 20, CostUSD: 0.000001, CostKnown: true}},
+				Iterations:        []Iteration{{Number: 1, Usage: agent.Usage{InputTokens: 5000, OutputTokens: 20, CostUSD: 0.000001}}},
 				PreservedWorktree: ".sandcastle/worktrees/sandcastle-20260102-150405-a1b2c3",
 			},
 		},
 		{
 			name: "hostile_agent_text",
-			run: Run{
+			run: Outcome{
 				Status:        "success",
 				Branch:        "feat/a|b`c",
 				Signal:        "`DONE` | <b>",
 				MaxIterations: 1,
-				Iterations:    []Iteration{{Number: 1, Signal: "`DONE` | <b>", CostKnown: true}},
-				Commits: []Commit{
+				Iterations:    []Iteration{{Number: 1, Signal: "`DONE` | <b>"}},
+				Commits: []gitref.Commit{
 					{SHA: "1111111111", Subject: "![x](https://evil.example/p.png) <details><summary>open"},
 					{SHA: "2222222222", Subject: "| break | the | table |\n# heading"},
 				},
-				Output:            `{"code":"` + "```" + `\n</details>\n` + "````" + `","pipe":"|"}`,
+				Output:            &structured.Value{JSON: []byte(`{"code":"` + "```" + `\n</details>\n` + "````" + `","pipe":"|"}`)},
 				PreservedWorktree: "wt`x",
 			},
 		},
 		{
 			name: "pushed_pull_request_comment",
-			run: Run{
+			run: Outcome{
 				Status:        "complete",
 				Branch:        "sandcastle/issue-42",
 				MaxIterations: 2,
-				Iterations:    []Iteration{{Number: 1, InputTokens: 10, OutputTokens: 5}},
-				Commits:       []Commit{{SHA: "3f2a9c1d0e8b7a6f5e4d3c2b1a0f9e8d7c6b5a49", Subject: "Fix #42"}},
+				Iterations:    []Iteration{{Number: 1, Usage: agent.Usage{InputTokens: 10, OutputTokens: 5}}},
+				Commits:       []gitref.Commit{{SHA: "3f2a9c1d0e8b7a6f5e4d3c2b1a0f9e8d7c6b5a49", Subject: "Fix #42"}},
 				Pushed:        true,
 				PRNumber:      7,
 				PRURL:         "https://github.com/o/r/pull/7",
@@ -89,12 +92,12 @@ func TestSummaryGolden(t *testing.T) {
 		},
 		{
 			name: "branch_moved_recovery",
-			run: Run{
+			run: Outcome{
 				Status:         "branch-moved",
 				Branch:         "feature",
 				MaxIterations:  1,
 				Iterations:     []Iteration{{Number: 1}},
-				Commits:        []Commit{{SHA: "9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a00", Subject: "Work"}},
+				Commits:        []gitref.Commit{{SHA: "9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a00", Subject: "Work"}},
 				RecoveryBranch: "sandcastle/recovery/feature-1234-1",
 				PRURL:          "javascript:alert(1)",
 				PRNumber:       3,
@@ -102,18 +105,18 @@ func TestSummaryGolden(t *testing.T) {
 		},
 		{
 			name: "git_restored",
-			run: Run{
+			run: Outcome{
 				Status:        "complete",
 				Branch:        "main",
 				MaxIterations: 1,
 				Iterations:    []Iteration{{Number: 1}},
 				GitGuarded:    true,
-				GitRestored:   []string{".git/commondir", ".git/config", ".git/hooks/post-`checkout`"},
+				RestoredGit:   []string{".git/commondir", ".git/config", ".git/hooks/post-`checkout`"},
 			},
 		},
 		{
 			name: "git_guarded_untouched",
-			run: Run{
+			run: Outcome{
 				Status:        "incomplete",
 				Branch:        "main",
 				MaxIterations: 1,
@@ -123,12 +126,12 @@ func TestSummaryGolden(t *testing.T) {
 		},
 		{
 			name: "refused",
-			run:  Run{Status: "refused", RefusalReason: "octocat has read permission on o/r; write, maintain or admin is needed | or allowed-users"},
+			run:  Outcome{Status: "refused", RefusalReason: "octocat has read permission on o/r; write, maintain or admin is needed | or allowed-users"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			golden(t, filepath.Join("testdata", "summary", tt.name+".md"), Summary(tt.run))
+			golden(t, filepath.Join("testdata", "summary", tt.name+".md"), tt.run.Summary())
 		})
 	}
 }
@@ -137,14 +140,14 @@ func TestSummaryGolden(t *testing.T) {
 var unescapedPipe = regexp.MustCompile(`(^|[^\\])\|`)
 
 func TestSummaryAgentTextCannotBreakMarkdown(t *testing.T) {
-	md := Summary(Run{
+	md := (Outcome{
 		Status:     "success",
 		Branch:     "a|b",
 		Signal:     "x|y",
 		Iterations: []Iteration{{Number: 1, Signal: "p|q\n|r"}},
-		Commits:    []Commit{{SHA: "abc", Subject: "<script>|</script> [link](x) `code"}},
-		Output:     "\"````\"",
-	})
+		Commits:    []gitref.Commit{{SHA: "abc", Subject: "<script>|</script> [link](x) `code"}},
+		Output:     &structured.Value{JSON: []byte("\"````\"")},
+	}).Summary()
 	for line := range strings.Lines(md) {
 		line = strings.TrimSuffix(line, "\n")
 		if !strings.HasPrefix(line, "|") {

@@ -38,3 +38,38 @@ func TestHooks(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxReadyHooks: the sandbox's hooks and the host's run together, and a failure names
+// the input it came from.
+func TestSandboxReadyHooks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sb := host.New(dir, []string{"PATH=" + os.Getenv("PATH")})
+	t.Cleanup(func() { sb.Close(context.WithoutCancel(t.Context())) })
+	if err := SandboxReadyHooks(t.Context(), sb, sb, []string{"touch in-sandbox"}, []string{"touch on-host"}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"in-sandbox", "on-host"} {
+		if _, err := os.Stat(dir + "/" + f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if err := SandboxReadyHooks(t.Context(), sb, sb, nil, []string{"exit 3"}, time.Minute); err == nil || !strings.HasPrefix(err.Error(), "hook-host-sandbox-ready: ") {
+		t.Errorf("SandboxReadyHooks = %v, want the host hook's failure", err)
+	}
+}
+
+// TestErrorsSayWhatToChange: the errors that end a run name the input to change.
+func TestErrorsSayWhatToChange(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{&IdleTimeoutError{Timeout: time.Minute}, "printed nothing for 1m0s and was stopped; raise idle-timeout-seconds"},
+		{&OutputError{Err: context.DeadlineExceeded, Retries: 1}, "after 1 retry; see output-tag, output-schema, output-max-retries"},
+	} {
+		if !strings.Contains(tt.err.Error(), tt.want) {
+			t.Errorf("%T: %q, want %q", tt.err, tt.err, tt.want)
+		}
+	}
+}

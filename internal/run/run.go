@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
@@ -19,13 +20,7 @@ import (
 // made since a base.
 type Repo interface {
 	Head(ctx context.Context) (string, error)
-	Commits(ctx context.Context, base string) ([]Commit, error)
-}
-
-// Commit is one commit the agent made.
-type Commit struct {
-	SHA     string
-	Subject string
+	Commits(ctx context.Context, base string) ([]gitref.Commit, error)
 }
 
 // Log receives what a person watching the run should see. Agent output arrives between
@@ -66,8 +61,7 @@ type Config struct {
 	Output        *structured.Spec // nil: no structured output
 	OutputRetries int
 
-	Env     map[string]string // extra environment for the agent process
-	Verbose bool              // log each iteration's prompt and every raw stdout line
+	Verbose bool // log each iteration's prompt and every raw stdout line
 
 	// Sessions, when set, saves the agent's session after each invocation that reported one,
 	// so it outlives the sandbox.
@@ -110,7 +104,7 @@ type Iteration struct {
 	HasUsage    bool
 	Signal      string
 	Forced      bool // the signal was seen but the process hung; it was stopped after the grace window
-	Commits     []Commit
+	Commits     []gitref.Commit
 	LastTool    string
 	Retry       bool // a structured-output retry, not a loop iteration
 }
@@ -120,7 +114,7 @@ type Iteration struct {
 type Result struct {
 	Iterations  []Iteration
 	Signal      string // the completion signal that ended the loop, "" when it ran out of iterations
-	Commits     []Commit
+	Commits     []gitref.Commit
 	Output      *structured.Value
 	SessionID   string
 	SessionFile string
@@ -289,13 +283,6 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 	if err != nil {
 		return it, nil, err
 	}
-	env := make(map[string]string, len(c.Env)+len(cmd.Env))
-	for k, v := range c.Env {
-		env[k] = v
-	}
-	for k, v := range cmd.Env {
-		env[k] = v
-	}
 
 	tr := newTranscript(c.Signals)
 	w := newWatch(ctx, c.IdleTimeout, c.CompletionTimeout)
@@ -330,7 +317,7 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 	}
 
 	log.BeginAgent()
-	r, err := sb.Exec(w.ctx, sandboxExec(cmd, env, onLine))
+	r, err := sb.Exec(w.ctx, sandboxExec(cmd, onLine))
 	log.EndAgent()
 	var guardErr error
 	if c.Guard != nil {
@@ -377,8 +364,8 @@ func saveSession(ctx context.Context, s Saver, log Log, id string) string {
 	return p
 }
 
-func sandboxExec(cmd agent.Command, env map[string]string, onLine func([]byte)) sandbox.Exec {
-	return sandbox.Exec{Argv: cmd.Argv, Stdin: cmd.Stdin, Env: env, OnLine: onLine}
+func sandboxExec(cmd agent.Command, onLine func([]byte)) sandbox.Exec {
+	return sandbox.Exec{Argv: cmd.Argv, Stdin: cmd.Stdin, Env: cmd.Env, OnLine: onLine}
 }
 
 func keepLast(lines []string, line string, n int) []string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
@@ -96,11 +97,11 @@ func (r *fakeRepo) Head(context.Context) (string, error) {
 	return fmt.Sprintf("base%d", r.heads), nil
 }
 
-func (r *fakeRepo) Commits(_ context.Context, base string) ([]Commit, error) {
+func (r *fakeRepo) Commits(_ context.Context, base string) ([]gitref.Commit, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.next++
-	return []Commit{{SHA: fmt.Sprintf("c%d", r.next), Subject: "from " + base}}, nil
+	return []gitref.Commit{{SHA: fmt.Sprintf("c%d", r.next), Subject: "from " + base}}, nil
 }
 
 type nopLog struct {
@@ -411,7 +412,7 @@ func TestLoopStructuredOutputExhausted(t *testing.T) {
 	}
 }
 
-func shas(cs []Commit) []string {
+func shas(cs []gitref.Commit) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.SHA)
@@ -625,7 +626,7 @@ type orderRepo struct {
 	order *[]string
 }
 
-func (r *orderRepo) Commits(ctx context.Context, base string) ([]Commit, error) {
+func (r *orderRepo) Commits(ctx context.Context, base string) ([]gitref.Commit, error) {
 	*r.order = append(*r.order, "commits")
 	return r.fakeRepo.Commits(ctx, base)
 }

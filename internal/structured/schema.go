@@ -61,13 +61,14 @@ func CompileSchema(raw []byte) (*Schema, error) {
 	return &Schema{compiled: compiled}, nil
 }
 
-// SchemaError is a schema that does not compile. Its message names the input.
+// SchemaError is a schema that does not compile: what is wrong with it, where. The caller
+// names the input it came from.
 type SchemaError struct {
 	msg string
 	err error
 }
 
-func (e *SchemaError) Error() string { return `input "output-schema": ` + e.msg }
+func (e *SchemaError) Error() string { return e.msg }
 
 func (e *SchemaError) Unwrap() error { return e.err }
 

@@ -233,3 +233,15 @@ func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	Golden(t, filepath.Join("testdata", name+".golden"), got)
 }
+
+// TestAnthropicEnv: the variables point claude at the stand-in, hermetic and quiet.
+func TestAnthropicEnv(t *testing.T) {
+	a := NewAnthropic(t)
+	env := a.Env("/home/agent")
+	for k, want := range map[string]string{"HOME": "/home/agent", "TMPDIR": "/home/agent/tmp", "ANTHROPIC_BASE_URL": a.URL(),
+		"ANTHROPIC_API_KEY": FakeAPIKey, "CLAUDE_CODE_MAX_RETRIES": "0", "IS_SANDBOX": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"} {
+		if env[k] != want {
+			t.Errorf("%s = %q, want %q", k, env[k], want)
+		}
+	}
+}

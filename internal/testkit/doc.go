@@ -2,7 +2,9 @@
 // stand-ins for model APIs, so end-to-end tests run real agent iterations deterministically and
 // offline: Anthropic, for the Anthropic Messages API that the real Claude Code CLI talks to
 // through ANTHROPIC_BASE_URL, and OpenAI, for the OpenAI Responses API that the real Codex CLI
-// talks to through a custom model provider. For the GitHub side it has GitServer, a git
+// talks to through a custom model provider. FakeClaude stands in for the claude CLI itself,
+// driven by the same steps, so a whole run reaches every part of the lifecycle in a plain go
+// test, without npm. For the GitHub side it has GitServer, a git
 // smart-HTTP remote (git http-backend) that checks the push token, and GitHub, a stateful fake
 // of the GitHub REST API under /api/v3, in the style of go-github's own tests: the one fake of
 // the suite, since the real API cannot run here.

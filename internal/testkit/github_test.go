@@ -404,7 +404,11 @@ func TestGitHub_permission(t *testing.T) {
 	if got, err := c.Permission(t.Context(), "octo", "repo", "some-app[bot]"); err != nil || got != "none" {
 		t.Errorf("Permission of an App's bot = %q, %v; want none: an App is never a collaborator", got, err)
 	}
-	if got, want := gh.Calls("GET", permPath), len(roles)+2; got != want {
+	gh.ForbidNext("GET", permPath, "Resource not accessible by integration", "pull_requests=write")
+	if _, err := c.Permission(t.Context(), "octo", "repo", "user-read"); err == nil || !strings.Contains(err.Error(), "Resource not accessible by integration") || !strings.Contains(err.Error(), "pull-requests: write") {
+		t.Errorf("Permission after ForbidNext = %v; want the 403 with the permission GitHub accepts", err)
+	}
+	if got, want := gh.Calls("GET", permPath), len(roles)+3; got != want {
 		t.Errorf("GET permission: %d calls, want %d", got, want)
 	}
 }

@@ -10,11 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
 func (f *fixture) branchOpts(name string) workspace.Options {
-	o := f.opts(workspace.Branch)
+	o := f.opts(inputs.StrategyBranch)
 	o.Branch = name
 	return o
 }
@@ -275,7 +276,7 @@ func TestBranch_failed_fetch_stops_the_run(t *testing.T) {
 			if _, err := os.Lstat(filepath.Join(f.dir, ".sandcastle")); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf(".sandcastle was left behind (%v)", err)
 			}
-			if _, err := workspace.Prepare(t.Context(), f.env, f.opts(workspace.Head)); err != nil {
+			if _, err := workspace.Prepare(t.Context(), f.env, f.opts(inputs.StrategyHead)); err != nil {
 				t.Errorf("a lock or worktree was left behind: %v", err)
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 )
 
 // Reason says why a repository cannot host a workspace.
@@ -32,17 +33,24 @@ type CheckError struct {
 
 func (e *CheckError) Error() string { return "workspace: " + e.msg }
 
-// Check reports whether the repository can host the workspace o asks for, as Prepare would find
-// it, without changing anything: a *CheckError says why not, any other error that git could not
-// tell. Prepare makes the same checks first.
-func Check(ctx context.Context, env []string, o Options) error {
-	if err := o.validate(); err != nil {
-		return err
+// Problem words e as a problem of the input to change: working-directory for a checkout that
+// cannot host a run at all (in Actions pointing at the checkout step the workflow may lack),
+// branch-strategy for a detached HEAD, branch for the branch's worktrees.
+func (e *CheckError) Problem(actions bool) *inputs.Problem {
+	switch e.Reason {
+	case NotARepository:
+		hint := "; run sandcastle in a git repository, or name one with --working-directory"
+		if actions {
+			hint = "; the workflow may lack an actions/checkout step before this one, or working-directory may not name the checkout"
+		}
+		return &inputs.Problem{Input: inputs.InputWorkingDirectory, Message: e.msg + hint}
+	case NoCommits:
+		return &inputs.Problem{Input: inputs.InputWorkingDirectory, Message: e.msg}
+	case DetachedHead:
+		return &inputs.Problem{Input: inputs.InputBranchStrategy, Message: e.msg}
+	default:
+		return &inputs.Problem{Input: inputs.InputBranch, Message: e.msg}
 	}
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	_, err := inspect(ctx, hostGit(env, o), o)
-	return err
 }
 
 // hostGit is git in the host repository for o. Upstream tracking is never configured: nothing
@@ -78,11 +86,11 @@ func inspect(ctx context.Context, host git.Repo, o Options) (checkout, error) {
 		return checkout{}, fmt.Errorf("workspace: read HEAD of %s: %w", top, err)
 	}
 	switch o.Strategy {
-	case MergeToHead:
+	case inputs.StrategyMergeToHead:
 		if c.target == "" {
 			return checkout{}, &CheckError{Reason: DetachedHead, msg: fmt.Sprintf("branch-strategy merge-to-head needs the host checkout on a branch to merge into, but HEAD in %s is detached; check out a branch, or use branch-strategy branch with a branch name", top)}
 		}
-	case Branch:
+	case inputs.StrategyBranch:
 		list, err := c.host.WorktreeList(ctx)
 		if err != nil {
 			return checkout{}, fmt.Errorf("workspace: list worktrees of %s: %w", top, err)

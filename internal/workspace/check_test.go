@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
@@ -36,8 +37,8 @@ func snapshot(t *testing.T, dir string) map[string]string {
 }
 
 // TestCheck_refuses_unusable_repositories: a repository that cannot host the workspace is
-// refused by Check and by Prepare alike, with a CheckError whose Reason a caller can name the
-// input by, and nothing in it changes: not even info/exclude.
+// refused by Preview and by Prepare alike, with a CheckError that names the input to change,
+// and nothing in it changes: not even info/exclude.
 func TestCheck_refuses_unusable_repositories(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -45,39 +46,40 @@ func TestCheck_refuses_unusable_repositories(t *testing.T) {
 		setup  func(f *fixture) workspace.Options
 		reason workspace.Reason
 		want   string
+		input  string
 	}{
 		{"not_a_repository", func(f *fixture) workspace.Options {
-			o := f.opts(workspace.Head)
+			o := f.opts(inputs.StrategyHead)
 			o.RepoDir = filepath.Join(f.dir, "..")
 			return o
-		}, workspace.NotARepository, "is not in a git working tree"},
+		}, workspace.NotARepository, "is not in a git working tree", inputs.InputWorkingDirectory},
 		{"bare_repository", func(f *fixture) workspace.Options {
-			o := f.opts(workspace.Head)
+			o := f.opts(inputs.StrategyHead)
 			o.RepoDir = f.origin
 			return o
-		}, workspace.NotARepository, "is not in a git working tree"},
+		}, workspace.NotARepository, "is not in a git working tree", inputs.InputWorkingDirectory},
 		{"no_commits", func(f *fixture) workspace.Options {
 			f.git(f.dir, "checkout", "-q", "--orphan", "fresh")
 			f.git(f.dir, "rm", "-rfq", "--cached", ".")
 			f.git(f.dir, "branch", "-D", "main")
-			return f.opts(workspace.Head)
-		}, workspace.NoCommits, "has no commits yet"},
+			return f.opts(inputs.StrategyHead)
+		}, workspace.NoCommits, "has no commits yet", inputs.InputWorkingDirectory},
 		{"merge_to_head_detached", func(f *fixture) workspace.Options {
 			f.git(f.dir, "checkout", "-q", "--detach")
-			return f.opts(workspace.MergeToHead)
-		}, workspace.DetachedHead, "HEAD in " + "%s is detached; check out a branch, or use branch-strategy branch"},
+			return f.opts(inputs.StrategyMergeToHead)
+		}, workspace.DetachedHead, "HEAD in " + "%s is detached; check out a branch, or use branch-strategy branch", inputs.InputBranchStrategy},
 		{"branch_in_main_tree", func(f *fixture) workspace.Options {
 			return f.branchOpts("main")
-		}, workspace.BranchCheckedOut, `branch "main" is checked out in the main working tree %s`},
+		}, workspace.BranchCheckedOut, `branch "main" is checked out in the main working tree %s`, inputs.InputBranch},
 		{"branch_in_foreign_worktree", func(f *fixture) workspace.Options {
 			f.git(f.dir, "worktree", "add", "-q", "-b", "theirs", filepath.Join(f.dir, "..", "foreign"))
 			return f.branchOpts("theirs")
-		}, workspace.BranchCheckedOut, `branch "theirs" is checked out in worktree`},
+		}, workspace.BranchCheckedOut, `branch "theirs" is checked out in worktree`, inputs.InputBranch},
 		{"managed_worktree_on_another_branch", func(f *fixture) workspace.Options {
 			dir := filepath.Join(f.dir, ".sandcastle", "worktrees", workspace.DirName("feature"))
 			f.git(f.dir, "worktree", "add", "-q", "-b", "other", dir)
 			return f.branchOpts("feature")
-		}, workspace.WorktreeOnOtherBranch, `meant for branch "feature", has branch "other" checked out`},
+		}, workspace.WorktreeOnOtherBranch, `meant for branch "feature", has branch "other" checked out`, inputs.InputBranch},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +91,7 @@ func TestCheck_refuses_unusable_repositories(t *testing.T) {
 			branches := f.git(f.origin, "for-each-ref")
 
 			for name, err := range map[string]error{
-				"Check":   workspace.Check(t.Context(), f.env, o),
+				"Preview": previewErr(t, f, o),
 				"Prepare": prepareErr(t, f, o),
 			} {
 				var ce *workspace.CheckError
@@ -97,6 +99,8 @@ func TestCheck_refuses_unusable_repositories(t *testing.T) {
 					t.Errorf("%s error = %v, want a CheckError with reason %d", name, err, tt.reason)
 				} else if !strings.Contains(err.Error(), want) {
 					t.Errorf("%s error = %q, want it to contain %q", name, err, want)
+				} else if p := ce.Problem(true); p.Input != tt.input || !strings.Contains(p.Message, want) {
+					t.Errorf("%s problem = %+v, want input %q", name, p, tt.input)
 				}
 			}
 			after := snapshot(t, filepath.Dir(f.dir))
@@ -117,6 +121,11 @@ func TestCheck_refuses_unusable_repositories(t *testing.T) {
 	}
 }
 
+func previewErr(t *testing.T, f *fixture, o workspace.Options) error {
+	_, err := workspace.Preview(t.Context(), f.env, o)
+	return err
+}
+
 func prepareErr(t *testing.T, f *fixture, o workspace.Options) error {
 	w, err := workspace.Prepare(t.Context(), f.env, o)
 	if err == nil {
@@ -131,8 +140,8 @@ func prepareErr(t *testing.T, f *fixture, o workspace.Options) error {
 func TestHead_one_run_at_a_time(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	first := f.prepare(f.opts(workspace.Head))
-	_, err := workspace.Prepare(t.Context(), f.env, f.opts(workspace.Head))
+	first := f.prepare(f.opts(inputs.StrategyHead))
+	_, err := workspace.Prepare(t.Context(), f.env, f.opts(inputs.StrategyHead))
 	if err == nil {
 		t.Fatal("a second head run in the same checkout was prepared")
 	}
@@ -142,9 +151,9 @@ func TestHead_one_run_at_a_time(t *testing.T) {
 	}
 	f.finish(first)
 
-	second := f.prepare(f.opts(workspace.Head))
+	second := f.prepare(f.opts(inputs.StrategyHead))
 	second.Abandon() // as if its process had died
-	f.finish(f.prepare(f.opts(workspace.Head)))
+	f.finish(f.prepare(f.opts(inputs.StrategyHead)))
 }
 
 // TestMergeToHead_waits_for_no_head_run: merge-to-head does not merge into a checkout a head run
@@ -153,9 +162,9 @@ func TestHead_one_run_at_a_time(t *testing.T) {
 func TestMergeToHead_waits_for_no_head_run(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	w := f.prepare(f.opts(workspace.MergeToHead))
+	w := f.prepare(f.opts(inputs.StrategyMergeToHead))
 	f.commit(w.Dir, "agent", "agent\n", "agent work")
-	head := f.prepare(f.opts(workspace.Head))
+	head := f.prepare(f.opts(inputs.StrategyHead))
 	mainTip := f.git(f.dir, "rev-parse", "main")
 
 	out, err := w.Finish(t.Context(), true)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
@@ -27,7 +28,7 @@ func TestCopyToWorktree(t *testing.T) {
 	}
 	write(t, filepath.Join(f.dir, "deep", "nested", "file.txt"), "deep\n")
 
-	o := f.opts(workspace.MergeToHead)
+	o := f.opts(inputs.StrategyMergeToHead)
 	o.CopyToWorktree = []string{".env", "config", "deps", "deep/nested/file.txt", "missing/thing"}
 	w := f.prepare(o)
 
@@ -94,7 +95,7 @@ func TestPrepare_failure_leaves_nothing_behind(t *testing.T) {
 		opts           func(f *fixture) workspace.Options
 		existingBranch bool
 	}{
-		{"merge_to_head", func(f *fixture) workspace.Options { return f.opts(workspace.MergeToHead) }, false},
+		{"merge_to_head", func(f *fixture) workspace.Options { return f.opts(inputs.StrategyMergeToHead) }, false},
 		{"new_branch", func(f *fixture) workspace.Options { return f.branchOpts("feature") }, false},
 		{"existing_branch", func(f *fixture) workspace.Options { return f.branchOpts("feature") }, true},
 	}
@@ -138,7 +139,7 @@ func TestPrepare_failure_leaves_nothing_behind(t *testing.T) {
 func TestCopyToWorktree_rejects_paths_outside_the_repository(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	o := f.opts(workspace.MergeToHead)
+	o := f.opts(inputs.StrategyMergeToHead)
 	o.CopyToWorktree = []string{"../outside"}
 	_, err := workspace.Prepare(t.Context(), f.env, o)
 	if err == nil || !strings.Contains(err.Error(), "not a path inside the repository") {

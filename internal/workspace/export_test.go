@@ -18,3 +18,6 @@ func HoldLock(top, name string) (release func(), err error) {
 
 // DirName exposes the worktree directory naming.
 var DirName = dirName
+
+// GiveBack exposes handing files over with a chosen effective uid.
+var GiveBack = giveBack

@@ -6,6 +6,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 )
 
 // MergeError means the agent's branch could not be merged into the host branch. The host
@@ -46,7 +48,7 @@ func (w *Workspace) Finish(ctx context.Context, ok bool) (Outcome, error) {
 	var out Outcome
 	var err error
 	hasCommits := false
-	if w.Strategy == MergeToHead {
+	if w.Strategy == inputs.StrategyMergeToHead {
 		hasCommits = w.hasCommits(ctx)
 		if ok && hasCommits {
 			out.MergeCommit, err = w.merge(ctx)
@@ -54,7 +56,7 @@ func (w *Workspace) Finish(ctx context.Context, ok bool) (Outcome, error) {
 		}
 	}
 	out.PreservedPath = w.removeWorktree(ctx)
-	if w.Strategy == MergeToHead {
+	if w.Strategy == inputs.StrategyMergeToHead {
 		if out.PreservedPath != "" || (hasCommits && !out.Merged) || !w.deleteBranch(ctx, out.Merged) {
 			out.KeptBranch = w.Source
 		}

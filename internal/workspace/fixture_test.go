@@ -1,16 +1,16 @@
 package workspace_test
 
 import (
-	"bytes"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
@@ -22,7 +22,7 @@ type fixture struct {
 	env    []string
 	dir    string // host checkout (symlinks resolved, as git reports it)
 	origin string // bare repository
-	logs   *syncBuffer
+	logs   *testkit.SyncBuffer
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -36,7 +36,7 @@ func newFixture(t *testing.T) *fixture {
 			"PATH=" + os.Getenv("PATH"),
 			"GIT_CONFIG_NOSYSTEM=1",
 		},
-		logs: &syncBuffer{},
+		logs: &testkit.SyncBuffer{},
 	}
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -86,7 +86,7 @@ func (f *fixture) clone() string {
 	return dir
 }
 
-func (f *fixture) opts(s workspace.Strategy) workspace.Options {
+func (f *fixture) opts(s inputs.BranchStrategy) workspace.Options {
 	return workspace.Options{
 		RepoDir:  f.dir,
 		Strategy: s,
@@ -172,21 +172,4 @@ func read(t *testing.T, path string) string {
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
@@ -17,7 +19,7 @@ func TestHead_works_in_the_host_checkout(t *testing.T) {
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	o := f.opts(workspace.Head)
+	o := f.opts(inputs.StrategyHead)
 	o.RepoDir = sub
 	w := f.prepare(o)
 	if got, want := w.Dir, f.dir; got != want {
@@ -35,7 +37,7 @@ func TestHead_works_in_the_host_checkout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []workspace.Commit{{SHA: sha, Subject: "agent work"}}; !slices.Equal(commits, want) {
+	if want := []gitref.Commit{{SHA: sha, Subject: "agent work"}}; !slices.Equal(commits, want) {
 		t.Errorf("Commits = %+v, want %+v", commits, want)
 	}
 	out, err := w.Finish(t.Context(), true)
@@ -51,7 +53,7 @@ func TestHead_detached_collects_on_HEAD(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.git(f.dir, "checkout", "-q", "--detach")
-	w := f.prepare(f.opts(workspace.Head))
+	w := f.prepare(f.opts(inputs.StrategyHead))
 	if w.Source != "" || w.Target != "" {
 		t.Errorf("Source, Target = %q, %q; want empty on a detached HEAD", w.Source, w.Target)
 	}
@@ -74,9 +76,9 @@ func TestPrepare_excludes_managed_dirs_once(t *testing.T) {
 	f := newFixture(t)
 	exclude := filepath.Join(f.dir, ".git", "info", "exclude")
 	write(t, exclude, "*.log") // no trailing newline
-	f.finish(f.prepare(f.opts(workspace.Head)))
+	f.finish(f.prepare(f.opts(inputs.StrategyHead)))
 	first := read(t, exclude)
-	f.finish(f.prepare(f.opts(workspace.Head)))
+	f.finish(f.prepare(f.opts(inputs.StrategyHead)))
 	if got := read(t, exclude); got != first {
 		t.Errorf("second Prepare changed info/exclude:\n%s\nwas:\n%s", got, first)
 	}
@@ -91,7 +93,7 @@ func TestPrepare_excludes_managed_dirs_once(t *testing.T) {
 	}
 }
 
-func TestPrepare_rejects_bad_options(t *testing.T) {
+func TestPrepare_rejects_bad_branch_names(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	tests := []struct {
@@ -99,15 +101,12 @@ func TestPrepare_rejects_bad_options(t *testing.T) {
 		modify func(*workspace.Options)
 		want   string
 	}{
-		{"unknown_strategy", func(o *workspace.Options) { o.Strategy = "squash" }, `unknown branch strategy "squash"`},
-		{"branch_without_name", func(o *workspace.Options) { o.Strategy = workspace.Branch }, "not a valid git branch name"},
-		{"branch_like_option", func(o *workspace.Options) { o.Strategy, o.Branch = workspace.Branch, "--force" }, `starts with "-"`},
-		{"branch_with_merge_to_head", func(o *workspace.Options) { o.Strategy, o.Branch = workspace.MergeToHead, "x" }, "only used with branch-strategy branch"},
-		{"copy_with_head", func(o *workspace.Options) { o.CopyToWorktree = []string{".env"} }, "cannot be used with branch-strategy head"},
+		{"branch_without_name", func(o *workspace.Options) { o.Strategy = inputs.StrategyBranch }, "not a valid git branch name"},
+		{"branch_like_option", func(o *workspace.Options) { o.Strategy, o.Branch = inputs.StrategyBranch, "--force" }, `starts with "-"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := f.opts(workspace.Head)
+			o := f.opts(inputs.StrategyHead)
 			tt.modify(&o)
 			_, err := workspace.Prepare(t.Context(), f.env, o)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {

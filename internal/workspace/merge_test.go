@@ -9,13 +9,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
 func TestMergeToHead_fast_forward(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	o := f.opts(workspace.MergeToHead)
+	o := f.opts(inputs.StrategyMergeToHead)
 	o.Name = "My Run"
 	w := f.prepare(o)
 
@@ -45,7 +47,7 @@ func TestMergeToHead_fast_forward(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []workspace.Commit{{SHA: first, Subject: "one"}, {SHA: second, Subject: "two"}}
+	want := []gitref.Commit{{SHA: first, Subject: "one"}, {SHA: second, Subject: "two"}}
 	if !slices.Equal(commits, want) {
 		t.Errorf("Commits = %+v, want %+v", commits, want)
 	}
@@ -74,7 +76,7 @@ func TestMergeToHead_fast_forward(t *testing.T) {
 func TestMergeToHead_host_moved_makes_merge_commit(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	w := f.prepare(f.opts(workspace.MergeToHead))
+	w := f.prepare(f.opts(inputs.StrategyMergeToHead))
 	base, err := w.Head(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +88,7 @@ func TestMergeToHead_host_moved_makes_merge_commit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []workspace.Commit{{SHA: agent, Subject: "agent work"}}; !slices.Equal(commits, want) {
+	if want := []gitref.Commit{{SHA: agent, Subject: "agent work"}}; !slices.Equal(commits, want) {
 		t.Errorf("Commits = %+v, want only the agent's %+v", commits, want)
 	}
 	out, err := w.Finish(t.Context(), true)
@@ -119,7 +121,7 @@ func TestMergeToHead_uses_repository_identity(t *testing.T) {
 	f := newFixture(t)
 	f.git(f.dir, "config", "user.name", "Repo Person")
 	f.git(f.dir, "config", "user.email", "repo@example.com")
-	w := f.prepare(f.opts(workspace.MergeToHead))
+	w := f.prepare(f.opts(inputs.StrategyMergeToHead))
 	f.commit(f.dir, "host", "host\n", "host work")
 	f.commit(w.Dir, "agent", "agent\n", "agent work")
 	if _, err := w.Finish(t.Context(), true); err != nil {
@@ -133,7 +135,7 @@ func TestMergeToHead_uses_repository_identity(t *testing.T) {
 func TestMergeToHead_conflict_is_aborted(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	w := f.prepare(f.opts(workspace.MergeToHead))
+	w := f.prepare(f.opts(inputs.StrategyMergeToHead))
 	hostTip := f.commit(f.dir, "README", "host version\n", "host edit")
 	f.commit(w.Dir, "README", "agent version\n", "agent edit")
 
@@ -173,7 +175,7 @@ func TestMergeToHead_conflict_is_aborted(t *testing.T) {
 func TestMergeToHead_host_switched_branch(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	w := f.prepare(f.opts(workspace.MergeToHead))
+	w := f.prepare(f.opts(inputs.StrategyMergeToHead))
 	mainTip := f.git(f.dir, "rev-parse", "main")
 	f.git(f.dir, "checkout", "-q", "-b", "elsewhere")
 	f.commit(w.Dir, "agent", "agent\n", "agent work")
@@ -206,7 +208,7 @@ func TestMergeToHead_dirty_host(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
-			w := f.prepare(f.opts(workspace.MergeToHead))
+			w := f.prepare(f.opts(inputs.StrategyMergeToHead))
 			f.commit(f.dir, "host", "host\n", "host work") // so the merge is not a fast-forward
 			f.commit(w.Dir, "agent", "agent\n", "agent work")
 			write(t, filepath.Join(f.dir, tt.dirtyFile), "uncommitted\n")
@@ -247,7 +249,7 @@ func TestMergeToHead_finish_without_merge(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
-			w := f.prepare(f.opts(workspace.MergeToHead))
+			w := f.prepare(f.opts(inputs.StrategyMergeToHead))
 			mainTip := f.git(f.dir, "rev-parse", "main")
 			if tt.commit {
 				f.commit(w.Dir, "agent", "agent\n", "agent work")
@@ -284,7 +286,7 @@ func TestMergeToHead_finish_without_merge(t *testing.T) {
 func TestFinish_preserves_dirty_worktree(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	w := f.prepare(f.opts(workspace.MergeToHead))
+	w := f.prepare(f.opts(inputs.StrategyMergeToHead))
 	f.commit(w.Dir, "agent", "agent\n", "agent work")
 	write(t, filepath.Join(w.Dir, "notes.txt"), "unfinished\n")
 

@@ -3,8 +3,11 @@ package workspace_test
 import (
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
@@ -17,13 +20,13 @@ func TestPreview_touches_nothing(t *testing.T) {
 	before := read(t, exclude)
 	branches := f.git(f.dir, "branch", "--list")
 	for _, tt := range []struct {
-		strategy workspace.Strategy
+		strategy inputs.BranchStrategy
 		branch   string
 		source   string // a regular expression
 	}{
-		{workspace.Head, "", "^main$"},
-		{workspace.Branch, "agent/new", "^agent/new$"},
-		{workspace.MergeToHead, "", `^sandcastle/20250102-030405-[0-9a-f]{6}$`},
+		{inputs.StrategyHead, "", "^main$"},
+		{inputs.StrategyBranch, "agent/new", "^agent/new$"},
+		{inputs.StrategyMergeToHead, "", `^sandcastle/20250102-030405-[0-9a-f]{6}$`},
 	} {
 		o := f.opts(tt.strategy)
 		o.Branch = tt.branch
@@ -45,7 +48,30 @@ func TestPreview_touches_nothing(t *testing.T) {
 		t.Error(".sandcastle was created")
 	}
 	f.git(f.dir, "checkout", "-q", "--detach")
-	if _, err := workspace.Preview(t.Context(), f.env, f.opts(workspace.MergeToHead)); err == nil {
+	if _, err := workspace.Preview(t.Context(), f.env, f.opts(inputs.StrategyMergeToHead)); err == nil {
 		t.Error("Preview of merge-to-head on a detached HEAD succeeded; want the error Prepare gives")
+	}
+}
+
+// TestPrepare_works_on_the_previewed_branch: merge-to-head's temporary branch is the one the
+// preview named, so the prompt rendered with it names the branch the agent works on.
+func TestPrepare_works_on_the_previewed_branch(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	o := f.opts(inputs.StrategyMergeToHead)
+	preview, err := workspace.Preview(t.Context(), f.env, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.TempBranch = preview.Source
+	o.Now = func() time.Time { return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) } // a later time, which would name another branch
+	w := f.prepare(o)
+	if w.Source != preview.Source || w.Top() != f.dir || preview.Top() != f.dir || w.Dir == f.dir {
+		t.Errorf("Prepare works on %q in %s of %s, the preview named %q in %s", w.Source, w.Dir, w.Top(), preview.Source, preview.Top())
+	}
+	f.finish(w)
+	o.TempBranch = "-x"
+	if _, err := workspace.Prepare(t.Context(), f.env, o); err == nil || !strings.Contains(err.Error(), `starts with "-"`) {
+		t.Errorf("Prepare with temporary branch -x: %v, want it refused", err)
 	}
 }

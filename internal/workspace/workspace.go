@@ -16,24 +16,18 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
-)
-
-// Strategy says where the agent's commits go.
-type Strategy string
-
-// The branch strategies.
-const (
-	Head        Strategy = "head"
-	MergeToHead Strategy = "merge-to-head"
-	Branch      Strategy = "branch"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 )
 
 // Options describe the workspace to prepare.
 type Options struct {
 	RepoDir  string // any directory inside the host repository's working tree
-	Strategy Strategy
+	Strategy inputs.BranchStrategy
 	Branch   string // branch strategy only: the branch the agent works on
 	Name     string // run name, part of merge-to-head branch names
+	// TempBranch is merge-to-head's temporary branch, as Preview named it (Source), so the run
+	// works on the branch its prompt was given; "" picks a new name. Other strategies ignore it.
+	TempBranch string
 	// CopyToWorktree lists paths relative to the repository, copied from the host checkout into
 	// the worktree (worktree strategies only), e.g. .env or node_modules that git does not carry.
 	CopyToWorktree []string
@@ -55,12 +49,13 @@ type Workspace struct {
 	Dir      string // host path the agent works in
 	Source   string // the branch the agent commits on; "" in head mode on a detached HEAD
 	Target   string // the host branch when the run started; "" when detached
-	Strategy Strategy
+	Strategy inputs.BranchStrategy
 	Worktree bool // Dir is a worktree created or reused for this run
 
-	host git.Repo // git in the host repository's top level
-	wt   git.Repo // git in Dir
-	log  *slog.Logger
+	host   git.Repo // git in the host repository's top level
+	wt     git.Repo // git in Dir
+	log    *slog.Logger
+	config []string // Options.GitConfig, which the agent's git gets too
 
 	fetchRemote func(ctx context.Context, branch string) (bool, error)
 	start       string // merge-to-head: the commit the temporary branch started from
@@ -70,9 +65,6 @@ type Workspace struct {
 	lock            *lock
 	finished        bool
 }
-
-// Commit is one commit the agent made.
-type Commit = git.Commit
 
 // Outcome is what Finish did with the worktree and the branch.
 type Outcome struct {
@@ -121,7 +113,7 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 	if fetch == nil {
 		fetch = fetchOrigin(host)
 	}
-	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, fetchRemote: fetch, log: log}
+	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, fetchRemote: fetch, log: log, config: o.GitConfig}
 	// What Prepare adds to the repository outside a worktree goes again when it fails.
 	madeDirs := missingDirs(filepath.Join(top, ".sandcastle"), managedRoot(top), lockDir(top))
 	unexclude, err := excludeManaged(gctx, host)
@@ -138,7 +130,7 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 	if w.Source, err = sourceBranch(o, target, now); err != nil {
 		return nil, err
 	}
-	if o.Strategy == Head {
+	if o.Strategy == inputs.StrategyHead {
 		// One run at a time in a checkout: the commits since the start are then its own.
 		if w.lock, err = lockCheckout(top); err != nil {
 			return nil, fmt.Errorf("workspace: %w", err)
@@ -154,7 +146,7 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 			w.discard(ctx)
 		}
 	}()
-	if o.Strategy == MergeToHead {
+	if o.Strategy == inputs.StrategyMergeToHead {
 		err = w.createTemp(gctx, top)
 	} else {
 		err = w.checkoutBranch(gctx, top)
@@ -187,7 +179,7 @@ func Preview(ctx context.Context, env []string, o Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{Dir: c.top, Target: c.target, Strategy: o.Strategy, host: c.host, wt: c.host, log: slog.New(slog.DiscardHandler)}
+	w := &Workspace{Dir: c.top, Target: c.target, Strategy: o.Strategy, host: c.host, wt: c.host, log: slog.New(slog.DiscardHandler), config: o.GitConfig}
 	now := o.Now
 	if now == nil {
 		now = time.Now
@@ -202,13 +194,16 @@ func Preview(ctx context.Context, env []string, o Options) (*Workspace, error) {
 // temporary one for merge-to-head, o.Branch for branch.
 func sourceBranch(o Options, target string, now func() time.Time) (string, error) {
 	switch o.Strategy {
-	case MergeToHead:
+	case inputs.StrategyMergeToHead:
+		if o.TempBranch != "" {
+			return o.TempBranch, nil
+		}
 		suffix, err := randomHex()
 		if err != nil {
 			return "", err
 		}
 		return tempBranch(o.Name, now(), suffix), nil
-	case Branch:
+	case inputs.StrategyBranch:
 		return o.Branch, nil
 	}
 	return target, nil
@@ -236,24 +231,25 @@ func fetchOrigin(host git.Repo) func(ctx context.Context, branch string) (bool, 
 	}
 }
 
+// validate checks what reaches a command line as given: the branch names. The rest of Options
+// comes from inputs.Config, whose rules inputs.Load enforces.
 func (o Options) validate() error {
-	switch o.Strategy {
-	case Head, MergeToHead, Branch:
-	default:
-		return fmt.Errorf("workspace: unknown branch strategy %q (want head, merge-to-head or branch)", o.Strategy)
-	}
-	if o.Strategy == Branch {
+	if o.Strategy == inputs.StrategyBranch {
 		if err := gitref.Check(o.Branch); err != nil {
 			return fmt.Errorf("workspace: branch strategy: %w", err)
 		}
-	} else if o.Branch != "" {
-		return fmt.Errorf("workspace: a branch name (%q) is only used with branch-strategy branch, not %s", o.Branch, o.Strategy)
 	}
-	if o.Strategy == Head && len(o.CopyToWorktree) > 0 {
-		return errors.New("workspace: copy-to-worktree needs a worktree; it cannot be used with branch-strategy head")
+	if o.Strategy == inputs.StrategyMergeToHead && o.TempBranch != "" {
+		if err := gitref.Check(o.TempBranch); err != nil {
+			return fmt.Errorf("workspace: temporary branch: %w", err)
+		}
 	}
 	return nil
 }
+
+// Top is the top level of the checkout the workspace belongs to: Dir, or the checkout a
+// worktree was made from.
+func (w *Workspace) Top() string { return w.host.Dir }
 
 // Head returns the commit at the tip of the source branch (HEAD of Dir when there is no branch).
 func (w *Workspace) Head(ctx context.Context) (string, error) {
@@ -269,7 +265,7 @@ func (w *Workspace) Head(ctx context.Context) (string, error) {
 // Commits returns the commits on the source branch after base, oldest first: the agent's own
 // commits, read from its branch before any merge, so neither merge commits nor host commits
 // appear.
-func (w *Workspace) Commits(ctx context.Context, base string) ([]Commit, error) {
+func (w *Workspace) Commits(ctx context.Context, base string) ([]gitref.Commit, error) {
 	if base == "" {
 		return nil, errors.New("workspace: commits: empty base commit")
 	}

@@ -1,0 +1,208 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"path/filepath"
+	"slices"
+
+	"github.com/sandcastle-action/sandcastle/internal/engine"
+	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/gitguard"
+	"github.com/sandcastle-action/sandcastle/internal/githubapi"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/launch"
+	"github.com/sandcastle-action/sandcastle/internal/push"
+	"github.com/sandcastle-action/sandcastle/internal/report"
+	"github.com/sandcastle-action/sandcastle/internal/report/runner"
+	"github.com/sandcastle-action/sandcastle/internal/run"
+	"github.com/sandcastle-action/sandcastle/internal/sandbox"
+	"github.com/sandcastle-action/sandcastle/internal/sandbox/docker"
+	"github.com/sandcastle-action/sandcastle/internal/sandbox/host"
+	"github.com/sandcastle-action/sandcastle/internal/session"
+	"github.com/sandcastle-action/sandcastle/internal/workspace"
+)
+
+// Each adapter fits what the engine and the loop consume.
+var (
+	_ engine.Reporter   = (*runner.Reporter)(nil)
+	_ engine.GitHub     = (*githubapi.Repo)(nil)
+	_ event.Permissions = (*githubapi.Repo)(nil)
+	_ engine.Progress   = (*githubapi.LiveComment)(nil)
+	_ engine.Workspaces = workspaces{}
+	_ engine.Workspace  = workspaceView{}
+	_ engine.Synced     = (*workspace.Synced)(nil)
+	_ engine.Sandboxes  = sandboxes{}
+	_ engine.Container  = container{}
+	_ engine.Copier     = (*docker.Sandbox)(nil)
+	_ engine.GitGuard   = guard{}
+	_ engine.Sessions   = (*session.Carrier)(nil)
+	_ engine.Publisher  = publisher{}
+	_ run.Log           = (*report.Log)(nil)
+)
+
+// deps are the adapters of s's run, reporting through rep.
+func (s *setup) deps(rep *runner.Reporter) engine.Deps {
+	d := engine.Deps{
+		Reporter:   rep,
+		Workspaces: workspaces{s, rep},
+		Sandboxes:  sandboxes{s},
+		Publisher:  publisher{s, rep},
+		Agent:      s.agent.cli,
+		OpenLog:    runner.OpenLog,
+	}
+	if s.gh.repo != nil {
+		d.GitHub, d.Progress = s.gh.repo, s.gh.repo.LiveComment(rep.Warning)
+	}
+	return d
+}
+
+// workspaces prepares the workspace of s's run.
+type workspaces struct {
+	s   *setup
+	rep *runner.Reporter
+}
+
+func (w workspaces) Prepare(ctx context.Context) (engine.Workspace, error) {
+	o := w.s.workspaceOptions()
+	o.Log = w.rep.Logger()
+	if w.s.gh.gitToken() != "" {
+		// The remote with the token, as pushes reach it, without the repository's config.
+		o.Fetch = func(ctx context.Context, branch string) (bool, error) {
+			return push.Fetch(ctx, w.s.pushOptions(branch))
+		}
+	}
+	ws, err := workspace.Prepare(ctx, w.s.gitEnv, o)
+	if err != nil {
+		return nil, err
+	}
+	return workspaceView{ws}, nil
+}
+
+func (w workspaces) Preview() engine.Workspace { return workspaceView{w.s.names} }
+
+// workspaceView is a workspace.Workspace as the engine sees it.
+type workspaceView struct{ *workspace.Workspace }
+
+func (v workspaceView) Dir() string    { return v.Workspace.Dir }
+func (v workspaceView) Source() string { return v.Workspace.Source }
+func (v workspaceView) Target() string { return v.Workspace.Target }
+func (v workspaceView) HandBack() error {
+	return workspace.HandBack(v.Top(), v.Top())
+}
+
+func (v workspaceView) Finish(ctx context.Context, ok bool) (engine.Finished, error) {
+	out, err := v.Workspace.Finish(ctx, ok)
+	return engine.Finished{Preserved: out.PreservedPath, MergeCommit: out.MergeCommit, KeptBranch: out.KeptBranch, Merged: out.Merged}, err
+}
+
+func (v workspaceView) Synced(c engine.Copier) engine.Synced { return v.Workspace.Synced(c) }
+
+// sandboxes starts the sandboxes of s's run.
+type sandboxes struct{ s *setup }
+
+func (sandboxes) Host(dir string, env map[string]string) sandbox.Sandbox {
+	vars := make([]string, 0, len(env))
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		vars = append(vars, k+"="+env[k])
+	}
+	return host.New(dir, vars)
+}
+
+// Container takes the git directory of the repository dir belongs to into custody, then starts
+// the container with its binds.
+func (x sandboxes) Container(ctx context.Context, dir, top string, env map[string]string, log *report.Log) (engine.Container, error) {
+	g, err := gitguard.Take(ctx, x.s.hostGit(dir))
+	if err != nil {
+		return nil, err
+	}
+	c, err := x.s.docker().Start(ctx, dir, top, env, g, log)
+	if err != nil {
+		_, cerr := g.Close(ctx) // nothing ran that could change it
+		return nil, errors.Join(err, cerr)
+	}
+	return container{c, guard{g}}, nil
+}
+
+// Sessions carries the agent's sessions to the host's HOME; nil when the agent keeps none or
+// there is no HOME to keep them in.
+func (x sandboxes) Sessions(sb sandbox.Sandbox, dir string) engine.Sessions {
+	if x.s.agent.sessions == nil || x.s.home == "" {
+		return nil
+	}
+	return &session.Carrier{Layout: x.s.agent.sessions, Sandbox: sb, SandboxHome: launch.SandboxHome,
+		HostHome: x.s.home, HostDir: dir, Local: x.s.cfg.Sandbox == inputs.SandboxNone}
+}
+
+// container is the run's container with the guard of its repository.
+type container struct {
+	*launch.Container
+	guard guard
+}
+
+func (c container) Guard() engine.GitGuard { return c.guard }
+
+func (c container) Copied() engine.Copier {
+	if !c.Container.Copied {
+		return nil
+	}
+	return c.Sandbox
+}
+
+// guard is a gitguard.Guard as the engine sees it.
+type guard struct{ g *gitguard.Guard }
+
+func (g guard) Check() ([]engine.Change, error)                    { return changes(g.g.Check()) }
+func (g guard) Close(ctx context.Context) ([]engine.Change, error) { return changes(g.g.Close(ctx)) }
+
+func changes(cs []gitguard.Change, err error) ([]engine.Change, error) {
+	out := make([]engine.Change, len(cs))
+	for i, c := range cs {
+		out[i] = engine.Change{Path: c.Path, What: c.What}
+	}
+	return out, err
+}
+
+// publisher pushes the branch of s's run and opens its pull request.
+type publisher struct {
+	s   *setup
+	rep *runner.Reporter
+}
+
+func (p publisher) Origin(ctx context.Context) {
+	p.s.gh.findOrigin(ctx, p.s.hostGit(p.s.cfg.WorkingDirectory))
+}
+
+func (p publisher) Lease(ctx context.Context, branch, start, known string) string {
+	return push.Lease(ctx, p.s.hostGit(p.s.cfg.WorkingDirectory), branch, start, known)
+}
+
+func (p publisher) Push(ctx context.Context, r engine.Push) (engine.Pushed, error) {
+	cfg, gh := p.s.cfg, p.s.gh
+	mode, why := push.Decide(push.Run{Push: cfg.GitHub.Push, Strategy: cfg.BranchStrategy, Actions: gh.actions, Branch: r.Branch, Commits: r.Commits})
+	if mode == "" {
+		return engine.Pushed{Declined: why}, nil
+	}
+	o := p.s.pushOptions(r.Branch)
+	o.Mode, o.Lease, o.RecoveryBranch, o.Bundle, o.Since = mode, r.Lease, r.Recovery, r.Bundle, r.Since
+	res, err := push.Push(ctx, o)
+	if res.Bundle != "" {
+		// Written as root in the Action: a later step, as the runner's user, uploads it.
+		if err := workspace.HandBack(filepath.Dir(res.Bundle), cfg.WorkingDirectory); err != nil {
+			p.rep.Warning("the bundle: " + err.Error())
+		}
+	}
+	return engine.Pushed{Pushed: res.Pushed, SHA: res.SHA, Recovery: res.Recovery, Skipped: res.Skipped}, err
+}
+
+// pushOptions push and fetch branch of the checkout with the token, when git gets it.
+func (s *setup) pushOptions(branch string) push.Options {
+	return push.Options{Dir: s.cfg.WorkingDirectory, Env: s.gitEnv, GitConfig: trust, Branch: branch,
+		Token: s.gh.gitToken(), ServerURL: s.gh.server, URL: s.gh.pushURL}
+}
+
+func (p publisher) UpsertPR(ctx context.Context, pr engine.PR) (engine.OpenedPR, error) {
+	got, created, err := p.s.gh.repo.UpsertPR(ctx, pr.Head, pr.Base, pr.Title, pr.Body, pr.Draft)
+	return engine.OpenedPR{Number: got.Number, URL: got.URL, Created: created, DraftRefused: got.DraftRefused, Adopted: got.Adopted}, err
+}

@@ -1,0 +1,281 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/prompt"
+	"github.com/sandcastle-action/sandcastle/internal/report"
+	"github.com/sandcastle-action/sandcastle/internal/run"
+	"github.com/sandcastle-action/sandcastle/internal/structured"
+)
+
+// cleanupTimeout bounds each piece of work done after a run ends or is cancelled: stopping the
+// sandbox, finishing the workspace, the comment and the labels.
+const cleanupTimeout = 2 * time.Minute
+
+// publishTimeout bounds pushing the branch and opening the pull request, after the run.
+const publishTimeout = 10 * time.Minute
+
+// Plan is a run checked and ready to start. Nothing in it changes while the run goes.
+type Plan struct {
+	Config inputs.Config
+	// Prompt is rendered once, in preflight, with the branches the workspace will have;
+	// PromptWarnings name the prompt-args keys it does not use.
+	Prompt         *prompt.Prompt
+	PromptWarnings []string
+	Output         *structured.Spec // nil without output-tag
+	// Event started the workflow; nil outside Actions. EventArgs are its built-ins, with the
+	// repository.
+	Event     *event.Event
+	EventArgs map[string]string
+	Actions   bool   // running as a GitHub Action
+	RunURL    string // the workflow run's page; "" when unknown
+	// RunTag tells this run's recovery branch and bundle from other runs': the workflow run and
+	// its attempt; "" uses the time.
+	RunTag string
+	// Env is the agent's environment, before the workspace adds git's settings to it.
+	Env map[string]string
+	// Cleanup bounds each step once the run is over; 0 means two minutes.
+	Cleanup time.Duration
+}
+
+// Deps are the adapters the engine runs on. GitHub and Progress are nil when the run has no API
+// to talk to.
+type Deps struct {
+	Reporter   Reporter
+	GitHub     GitHub
+	Progress   Progress
+	Workspaces Workspaces
+	Sandboxes  Sandboxes
+	Publisher  Publisher
+	Agent      run.Agent
+	// OpenLog opens the run log for appending, creating its directory.
+	OpenLog func(path string) (io.WriteCloser, error)
+}
+
+// Reporter is the job's log, outputs and summary.
+type Reporter interface {
+	Info(msg string)
+	Warning(msg string)
+	Error(msg string)
+	Group(title string) (end func())
+	SetOutputs(o report.Outcome) error
+	Summary(markdown string) error
+	// NewLog is a run log writing to file (nil: none) and the job log.
+	NewLog(file io.Writer) *report.Log
+	Redactor() *report.Redactor
+}
+
+// GitHub is the repository through its API, and the issue or pull request the run reports on.
+type GitHub interface {
+	event.Permissions
+	// Ours reports whether the action wrote body.
+	Ours(body string) bool
+	// Labels takes labels off the issue and puts others on.
+	Labels(ctx context.Context, add, remove []string) error
+	// Answer posts body in answer to an event that may not start a run.
+	Answer(ctx context.Context, body string) (url string, err error)
+}
+
+// Progress is the comment that follows the run on its issue or pull request.
+type Progress interface {
+	// Start posts the comment with body, or takes over an earlier run's.
+	Start(ctx context.Context, body string) error
+	// Show asks for body to be shown; it never blocks.
+	Show(body string)
+	// Finish writes body, how the run ended, even when ctx is cancelled.
+	Finish(ctx context.Context, body string)
+	URL() string
+}
+
+// Run runs the plan: it decides whether the event may start it, prepares the workspace and the
+// sandbox, runs the hooks and the loop, reads the structured output, publishes the commits and
+// reports. Whatever happens, the sandbox is stopped, the worktree is kept when it holds
+// uncommitted work and the commits made so far are reported. The error, already reported, is
+// why the run failed; a run that did its job returns nil, whether or not the agent signalled
+// completion (see the Outcome's Status).
+func Run(ctx context.Context, p Plan, d Deps) (report.Outcome, error) {
+	e := &engine{p: p, d: d}
+	if e.p.Cleanup == 0 {
+		e.p.Cleanup = cleanupTimeout
+	}
+	end := d.Reporter.Group("Trigger")
+	decision, err := e.decide(ctx)
+	end()
+	if err != nil {
+		err = fmt.Errorf("checking who may start the run: %w", err)
+		d.Reporter.Error(err.Error())
+		o := report.Outcome{Status: report.StatusFailed}
+		e.setOutputs(o)
+		return o, err
+	}
+	if !decision.Run {
+		return e.refuse(ctx, decision)
+	}
+	labels := event.Labels{Trigger: p.Config.GitHub.TriggerLabel, InProgress: p.Config.GitHub.InProgressLabel, Blocked: p.Config.GitHub.BlockedLabel}
+	e.labels(ctx, labels.Start)
+	e.startProgress(ctx)
+
+	o, err := e.work(ctx)
+
+	if e.progress != nil {
+		o.RunURL = p.RunURL
+		e.progress.Finish(ctx, e.redact(o.Comment())) // on a time of its own, which outlasts a rate limit
+	}
+	cleanup, cancel := e.afterRun(ctx)
+	defer cancel()
+	e.labels(cleanup, func() ([]string, []string) { return labels.Finish(err == nil) })
+	return o, err
+}
+
+// engine is one run.
+type engine struct {
+	p Plan
+	d Deps
+
+	progress  Progress // nil when the run keeps no comment
+	mu        sync.Mutex
+	progState report.Progress // what the comment shows while the run goes; mu guards it
+}
+
+// reports says whether the run can write on its issue or pull request.
+func (e *engine) reports() bool { return e.d.GitHub != nil && issueOf(e.p.Event) != 0 }
+
+// decide says whether the event may start a run; without an event, every run starts.
+func (e *engine) decide(ctx context.Context) (event.Decision, error) {
+	if e.p.Event == nil {
+		return event.Decision{Run: true}, nil
+	}
+	g := e.p.Config.GitHub
+	var perms event.Permissions = noAPI{}
+	written := func(string) bool { return false }
+	if e.d.GitHub != nil {
+		perms, written = e.d.GitHub, e.d.GitHub.Ours
+	}
+	return event.Decide(ctx, e.p.Event, event.Policy{
+		TriggerPhrases:   g.TriggerPhrases,
+		TriggerLabel:     g.TriggerLabel,
+		AllowedUsers:     g.AllowedUsers,
+		AllowedBots:      g.AllowedBots,
+		AllowBots:        g.AllowBots,
+		RefuseIfLinkedPR: g.RefuseIfOpenPR,
+		OwnLabels:        []string{g.InProgressLabel, g.BlockedLabel},
+		Written:          written,
+	}, perms)
+}
+
+// noAPI answers the trigger's questions when there is no API to ask.
+type noAPI struct{}
+
+func (noAPI) Permission(context.Context, string) (string, error) {
+	return "", errNoAPI
+}
+
+func (noAPI) OpenLinkedPRs(context.Context, int) ([]event.LinkedPR, error) {
+	return nil, errNoAPI
+}
+
+var errNoAPI = errors.New("no github-token and repository to ask GitHub with")
+
+// refuse ends a run the event may not start: a green job that says why.
+func (e *engine) refuse(ctx context.Context, d event.Decision) (report.Outcome, error) {
+	o := report.Outcome{Status: report.StatusRefused, RefusalReason: d.Reason, RunURL: e.p.RunURL}
+	if d.Skip {
+		o.Status = report.StatusSkipped
+	}
+	e.d.Reporter.Info(fmt.Sprintf("Not running (%s): %s", o.Status, d.Reason))
+	// A refusal is answered where it was asked, but never to a bot (two bots could answer each
+	// other forever) and never for an event that did not address the action at all.
+	if !d.Skip && !e.p.Event.IsBot() && e.p.Config.GitHub.ProgressComment && e.reports() {
+		url, err := e.d.GitHub.Answer(ctx, e.redact(o.Comment()))
+		if err != nil {
+			e.d.Reporter.Warning(fmt.Sprintf("progress comment: %v", err))
+		}
+		o.CommentURL = url
+	}
+	// The refused label comes off, so that a maintainer can simply label the issue again.
+	if trigger := e.p.Config.GitHub.TriggerLabel; !d.Skip && trigger != "" {
+		e.labels(ctx, func() ([]string, []string) { return nil, []string{trigger} })
+	}
+	if err := e.d.Reporter.SetOutputs(o); err != nil {
+		e.d.Reporter.Error(err.Error())
+		return o, err
+	}
+	e.summary(o)
+	return o, nil
+}
+
+// labels moves the state labels of the issue the run works on, as move says.
+func (e *engine) labels(ctx context.Context, move func() (add, remove []string)) {
+	if !e.reports() {
+		return
+	}
+	add, remove := move()
+	if len(add)+len(remove) == 0 {
+		return
+	}
+	if err := e.d.GitHub.Labels(ctx, add, remove); err != nil {
+		e.d.Reporter.Warning(fmt.Sprintf("labels: %v", err))
+	}
+}
+
+// startProgress posts the progress comment, when the run keeps one.
+func (e *engine) startProgress(ctx context.Context) {
+	if !e.p.Config.GitHub.ProgressComment || !e.reports() || e.d.Progress == nil {
+		return
+	}
+	e.progState = report.Progress{RunURL: e.p.RunURL}
+	if err := e.d.Progress.Start(ctx, e.redact(e.progState.Comment())); err != nil {
+		e.d.Reporter.Warning("progress comment: " + err.Error())
+		return
+	}
+	e.progress = e.d.Progress
+}
+
+// showProgress records where the loop stands; a tool call without one keeps the last one shown.
+func (e *engine) showProgress(r run.Progress) {
+	e.mu.Lock()
+	e.progState.Iteration, e.progState.MaxIterations, e.progState.Commits = r.Iteration, r.MaxIterations, r.Commits
+	if r.LastTool != "" {
+		e.progState.LastTool = r.LastTool
+	}
+	body := e.redact(e.progState.Comment())
+	e.mu.Unlock()
+	e.progress.Show(body)
+}
+
+// commentURL is the progress comment's address, "" when the run keeps none.
+func (e *engine) commentURL() string {
+	if e.progress == nil {
+		return ""
+	}
+	return e.progress.URL()
+}
+
+func (e *engine) redact(s string) string { return e.d.Reporter.Redactor().Redact(s) }
+
+// setOutputs writes the outputs of a run that failed, warning when they cannot be written.
+func (e *engine) setOutputs(o report.Outcome) {
+	if err := e.d.Reporter.SetOutputs(o); err != nil {
+		e.d.Reporter.Warning(err.Error())
+	}
+}
+
+func (e *engine) summary(o report.Outcome) {
+	if err := e.d.Reporter.Summary(o.Summary()); err != nil {
+		e.d.Reporter.Warning(err.Error())
+	}
+}
+
+// afterRun is a context for work done once the run is over, which a cancelled job must not
+// stop: it starts when called, so a long run does not use up its time.
+func (e *engine) afterRun(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), e.p.Cleanup)
+}

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/structured"
+)
+
+// CheckGitHub checks that what the inputs ask of GitHub can be done: a token, and the
+// repository (owner/name) to talk to. A pull request, a run that reports on its issue and an
+// event whose author must be checked need them.
+func CheckGitHub(g inputs.GitHubConfig, e *event.Event, token, repository string) error {
+	var why string
+	switch issue := issueOf(e); {
+	case g.OpenPR:
+		why = "open-pr is true"
+	case issue != 0 && (g.ProgressComment || g.InProgressLabel != "" || g.BlockedLabel != ""):
+		why = fmt.Sprintf("the run reports on #%d", issue)
+	case e != nil && !event.StartedByWorkflow(e.Name):
+		why = "the author of the " + e.Name + " event must be checked"
+	default:
+		return nil
+	}
+	if token == "" {
+		return &inputs.Problem{Input: inputs.InputGitHubToken, Message: "no token, but " + why + "; pass a token (the default is the job's ${{ github.token }}; on the command line set GITHUB_TOKEN)"}
+	}
+	if _, name, _ := strings.Cut(repository, "/"); name == "" {
+		return &inputs.Problem{Message: "GITHUB_REPOSITORY is not set, but " + why + "; set it to owner/name"}
+	}
+	return nil
+}
+
+// EventArgs are the event's built-in prompt arguments, with the repository the run works for
+// (owner/name) when the event names none; nil without an event. For an event that could not be
+// read (unread), whose own problem is reported, every key gets a stand-in, so that it is not
+// reported again as every placeholder that names it.
+func EventArgs(e *event.Event, repository string, unread bool) map[string]string {
+	if unread {
+		args := map[string]string{}
+		for _, k := range event.ArgNames() {
+			args[k] = k
+		}
+		return args
+	}
+	if e == nil {
+		return nil
+	}
+	args := e.PromptArgs()
+	if _, ok := args["REPOSITORY"]; !ok && repository != "" {
+		args["REPOSITORY"] = repository
+	}
+	return args
+}
+
+// CheckCredentials checks that an agent can log in inside a container, where no login of the
+// host exists: one of its credential variables must be set in the host's environment.
+func CheckCredentials(agentName string, credentials []string, getenv func(string) string) error {
+	for _, k := range credentials {
+		if getenv(k) != "" {
+			return nil
+		}
+	}
+	if len(credentials) == 0 {
+		return nil
+	}
+	return &inputs.Problem{Input: inputs.InputAgent, Message: fmt.Sprintf("%s needs one of %s in the environment to log in inside the sandbox; set it from a secret (env: in the workflow step)", agentName, strings.Join(credentials, ", "))}
+}
+
+// OutputSpec is how the structured output is read; nil without output-tag. A schema that does
+// not compile is a problem of output-schema.
+func OutputSpec(cfg inputs.Config) (*structured.Spec, error) {
+	o := cfg.Output
+	if o == nil {
+		return nil, nil
+	}
+	spec := &structured.Spec{Tag: o.Tag, Kind: structured.Kind(o.Type)}
+	if o.Schema != nil {
+		var err error
+		if spec.Schema, err = structured.CompileSchema(o.Schema); err != nil {
+			return spec, &inputs.Problem{Input: inputs.InputOutputSchema, Message: err.Error()}
+		}
+	}
+	return spec, nil
+}
+
+// prOf is the pull request an event is about; nil when none, or the event is a comment on one
+// (which carries no branches).
+func prOf(e *event.Event) *event.PR {
+	if e == nil {
+		return nil
+	}
+	return e.PR
+}
+
+// issueOf is the issue or pull request an event is about; 0 when none.
+func issueOf(e *event.Event) int {
+	switch {
+	case e == nil:
+		return 0
+	case e.Issue != nil:
+		return e.Issue.Number
+	case e.PR != nil:
+		return e.PR.Number
+	}
+	return 0
+}

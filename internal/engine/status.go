@@ -1,0 +1,40 @@
+package engine
+
+import (
+	"errors"
+
+	"github.com/sandcastle-action/sandcastle/internal/report"
+)
+
+// CancelledError is a run that ended because its job was cancelled (SIGTERM or SIGINT): Err
+// is how the step under way ended.
+type CancelledError struct{ Err error }
+
+func (e *CancelledError) Error() string { return e.Err.Error() }
+
+func (e *CancelledError) Unwrap() error { return e.Err }
+
+// branchMoved is a push that found the remote branch moved (push.BranchMovedError): the
+// commits went to a recovery branch.
+type branchMoved interface{ BranchMoved() bool }
+
+// statusOf is the status of a run that ended with err, told by the error's type alone, and,
+// when the run did its job, by whether the agent signalled completion.
+func statusOf(err error, signal string) report.Status {
+	var (
+		cancelled *CancelledError
+		moved     branchMoved
+	)
+	switch {
+	case errors.As(err, &cancelled):
+		return report.StatusCancelled
+	case errors.As(err, &moved) && moved.BranchMoved():
+		return report.StatusBranchMoved
+	case err != nil:
+		return report.StatusFailed
+	case signal != "":
+		return report.StatusComplete
+	default:
+		return report.StatusIncomplete
+	}
+}

@@ -1,0 +1,83 @@
+package workspace_test
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/workspace"
+)
+
+func TestGiveBack(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to create files owned by root and hand them over")
+	}
+	top := t.TempDir()
+	write(t, filepath.Join(top, ".sandcastle", "logs", "main.log"), "log")
+	write(t, filepath.Join(top, "mine.txt"), "user's")
+	if err := os.Lchown(filepath.Join(top, "mine.txt"), 1002, 1003); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("mine.txt", filepath.Join(top, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := workspace.GiveBack(top, 1001, 1001, os.Geteuid); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]uint32{
+		top: 1001,
+		filepath.Join(top, ".sandcastle", "logs", "main.log"): 1001,
+		filepath.Join(top, "link"):                            1001,
+		filepath.Join(top, "mine.txt"):                        1002, // not root's: left alone
+	} {
+		if got := uidOf(t, path); got != want {
+			t.Errorf("%s owned by %d, want %d", path, got, want)
+		}
+	}
+	if err := workspace.GiveBack(top, 0, 0, os.Geteuid); err != nil {
+		t.Errorf("giveBack to root: %v", err)
+	}
+	if err := workspace.GiveBack(top, 1001, 1001, func() int { return 1000 }); err != nil {
+		t.Errorf("giveBack when not root: %v", err)
+	}
+}
+
+// TestHandBack: files made under a directory go to the owner of the checkout they belong to.
+func TestHandBack(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to create files owned by root and hand them over")
+	}
+	checkout := t.TempDir()
+	if err := os.Chown(checkout, 1004, 1005); err != nil {
+		t.Fatal(err)
+	}
+	logs := filepath.Join(checkout, ".sandcastle", "logs")
+	write(t, filepath.Join(logs, "run.bundle"), "commits")
+	if err := workspace.HandBack(logs, checkout); err != nil {
+		t.Fatal(err)
+	}
+	if got := uidOf(t, filepath.Join(logs, "run.bundle")); got != 1004 {
+		t.Errorf("the bundle is owned by %d, want the checkout's owner 1004", got)
+	}
+	if uid, gid := workspace.Owner(checkout); uid != 1004 || gid != 1005 {
+		t.Errorf("Owner = %d:%d, want 1004:1005", uid, gid)
+	}
+	if uid, gid := workspace.Owner(filepath.Join(checkout, "missing")); uid != -1 || gid != -1 {
+		t.Errorf("Owner of a missing file = %d:%d, want -1:-1", uid, gid)
+	}
+	if err := workspace.HandBack(filepath.Join(checkout, "missing"), checkout); err != nil {
+		t.Errorf("HandBack of a missing directory: %v", err)
+	}
+}
+
+func uidOf(t *testing.T, path string) uint32 {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Sys().(*syscall.Stat_t).Uid
+}
