@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // Console is the job log on standard output. It serialises writes, redacts them, and keeps
@@ -18,6 +19,7 @@ type Console struct {
 	actions bool
 	token   string // the open fence's token; "" when commands are live
 	midLine bool   // the last write did not end with a newline
+	tail    string // what the current line holds so far, when the last write ended mid-line
 }
 
 // NewConsole returns the console writing to w through red (nil: none). In Actions (actions
@@ -46,7 +48,10 @@ func (c *Console) text(s string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s = c.red.Redact(s)
-	if c.actions && c.token == "" && looksLikeCommand(s) {
+	// The runner reads whole lines: text that only makes a command with what this line already
+	// holds counts too. Fencing it ends that line first, so the line it would have joined stays
+	// as harmless as it was.
+	if c.actions && c.token == "" && looksLikeCommand(c.tail+s) {
 		c.open()
 		c.put(s)
 		c.close()
@@ -139,16 +144,27 @@ func (c *Console) put(s string) {
 	}
 	_, _ = io.WriteString(c.w, s)
 	c.midLine = !strings.HasSuffix(s, "\n")
+	if i := strings.LastIndexAny(s, "\r\n"); i >= 0 {
+		c.tail = s[i+1:]
+	} else {
+		c.tail += s
+	}
 }
 
-// looksLikeCommand reports whether any line of s would be parsed by the runner as a workflow
-// command: "::name::" or the older "##[name]", after leading white space.
+// looksLikeCommand reports whether any line of s could be read by the runner as a workflow
+// command. The runner splits its input into lines at \n, \r\n and a lone \r; a line is a
+// command when, after leading white space in the Unicode sense (U+00A0 and U+2003 included),
+// it starts with "::", or, in the older form, when it holds "##[" anywhere.
 func looksLikeCommand(s string) bool {
-	for line := range strings.Lines(s) {
-		t := strings.TrimLeft(line, " \t\r\n\v\f")
-		if strings.HasPrefix(t, "::") || strings.HasPrefix(t, "##[") {
+	for _, line := range runnerLines(s) {
+		if strings.HasPrefix(strings.TrimLeftFunc(line, unicode.IsSpace), "::") || strings.Contains(line, "##[") {
 			return true
 		}
 	}
 	return false
+}
+
+// runnerLines splits s into lines as the runner reads them: at \n, \r\n and \r.
+func runnerLines(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
 }

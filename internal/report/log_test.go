@@ -128,6 +128,34 @@ func TestLogStatusCannotIssueCommands(t *testing.T) {
 	}
 }
 
+// TestLogStatusCannotIssueCommandsAsTheRunnerReads: text of strangers in a status line (a
+// failed command's stderr quoting an issue title, say) can make no workflow command, however
+// the runner cuts lines and trims them: a lone \r ends a line, Unicode white space is trimmed,
+// and the older ##[name] form counts anywhere in a line, also when it arrives in two writes.
+func TestLogStatusCannotIssueCommandsAsTheRunnerReads(t *testing.T) {
+	for _, text := range []string{
+		"cat: 'x ##[set-output name=pr-url]https://evil.example/pwn': No such file",
+		"merge failed\r::add-mask::a",
+		"merge failed\n\u00a0::warning::from a title",
+		"\u2003::stop-commands::X",
+		"\u3000\u205f::error::x",
+	} {
+		var console bytes.Buffer
+		l := NewConsole(&console, nil, true).NewLog(nil, nil)
+		l.Status("Run failed: %s", text)
+		if got := testkit.RunnerCommands(console.String()); len(got) != 0 {
+			t.Errorf("Status(%q): runner would act on %q:\n%s", text, got, console.String())
+		}
+	}
+	var console bytes.Buffer
+	c := NewConsole(&console, nil, true)
+	c.text("progress: x #")
+	c.text("#[set-output name=pr-url]y\n")
+	if got := testkit.RunnerCommands(console.String()); len(got) != 0 {
+		t.Errorf("text in two writes: runner would act on %q:\n%s", got, console.String())
+	}
+}
+
 func TestLogNoFencesOutsideActions(t *testing.T) {
 	var console bytes.Buffer
 	l := NewConsole(&console, nil, false).NewLog(nil, nil)

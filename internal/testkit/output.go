@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
 
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox/host"
@@ -38,24 +39,30 @@ func (s *SyncBuffer) String() string {
 // RunnerCommands returns the workflow commands the Actions runner would act on in a job log,
 // honouring ::stop-commands:: fences as the runner does: what a run's output can make the
 // runner do.
+//
+// It reads as actions/runner does: lines end at \n, \r\n or a lone \r (StreamReader.ReadLine);
+// a line is trimmed of leading white space in .NET's sense, which is Unicode's (U+00A0 and
+// U+2003 too), before "::name::" is looked for; and the older "##[name]" form is found
+// anywhere in a line.
 func RunnerCommands(log string) []string {
 	var live []string
 	stop := ""
-	for line := range strings.Lines(log) {
-		line = strings.TrimRight(line, "\r\n")
+	for _, line := range strings.FieldsFunc(log, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		t := strings.TrimLeftFunc(line, unicode.IsSpace)
 		if stop != "" {
-			if line == "::"+stop+"::" {
+			if t == "::"+stop+"::" {
 				stop = ""
 			}
 			continue
 		}
-		t := strings.TrimLeft(line, " \t")
 		if token, ok := strings.CutPrefix(t, "::stop-commands::"); ok {
 			stop = token
 			continue
 		}
-		if strings.HasPrefix(t, "::") || strings.HasPrefix(t, "##[") {
+		if strings.HasPrefix(t, "::") {
 			live = append(live, t)
+		} else if i := strings.Index(line, "##["); i >= 0 {
+			live = append(live, line[i:])
 		}
 	}
 	return live

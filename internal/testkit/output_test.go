@@ -31,6 +31,12 @@ func TestRunnerCommands(t *testing.T) {
 	if got, want := RunnerCommands(log), []string{"::warning::live", "##[group]live again"}; !slices.Equal(got, want) {
 		t.Errorf("RunnerCommands = %q, want %q", got, want)
 	}
+	// As actions/runner reads lines: a lone \r ends one, Unicode white space is trimmed, the
+	// older form counts anywhere.
+	log = "a\r::add-mask::x\n\u00a0::warning::w\nsee ##[error]e\n\u2003::stop-commands::t\n::error::fenced\n\u00a0::t::\n::notice::n\n"
+	if got, want := RunnerCommands(log), []string{"::add-mask::x", "::warning::w", "##[error]e", "::notice::n"}; !slices.Equal(got, want) {
+		t.Errorf("RunnerCommands = %q, want %q", got, want)
+	}
 }
 
 // TestCopySandbox: commands run in the copy, whose /tmp is its own, and its files come out.
