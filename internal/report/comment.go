@@ -64,7 +64,9 @@ func (c comment) body() string {
 	case phaseRefused:
 		fmt.Fprintf(&b, "**Sandcastle** did not run: %s\n", inline(c.reason))
 	case phaseFailed:
-		fmt.Fprintf(&b, "**Sandcastle** stopped: %s.\n\n> %s\n", inline(string(c.status)), inline(c.reason))
+		// The reason may quote the agent (its final message), so it is code: no mention in it
+		// notifies anyone.
+		fmt.Fprintf(&b, "**Sandcastle** stopped: %s.\n\n> %s\n", inline(string(c.status)), code(c.reason))
 	case phaseDone:
 		fmt.Fprintf(&b, "**Sandcastle** finished: %s after %s.\n", inline(string(c.status)), iterations(c.iteration))
 	default:
