@@ -91,17 +91,36 @@ const (
 
 var (
 	// keywords start or end compound commands where a command's name goes.
-	keywords = []string{"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in", "function", "time", "coproc", "!", "[[", "]]"}
+	keywords = []string{
+		"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do",
+		"done", "in", "function", "time", "coproc", "!", "[[", "]]",
+	}
 	// builtins are the builtins of bash and dash; plainBuiltins the only ones a command that
 	// uses a placeholder may run, as they neither evaluate nor name anything with their
 	// arguments.
-	builtins = []string{".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "chdir", "command", "compgen", "complete", "compopt", "continue", "declare", "dirs", "disown", "echo", "enable", "eval", "exec", "exit", "export", "false", "fc", "fg", "getopts", "hash", "help", "history", "jobs", "kill", "let", "local", "logout", "mapfile", "popd", "printf", "pushd", "pwd", "read", "readarray", "readonly", "return", "set", "shift", "shopt", "source", "suspend", "test", "times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait"}
+	builtins = []string{
+		".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "chdir", "command",
+		"compgen", "complete", "compopt", "continue", "declare", "dirs", "disown", "echo", "enable",
+		"eval", "exec", "exit", "export", "false", "fc", "fg", "getopts", "hash", "help", "history",
+		"jobs", "kill", "let", "local", "logout", "mapfile", "popd", "printf", "pushd", "pwd", "read",
+		"readarray", "readonly", "return", "set", "shift", "shopt", "source", "suspend", "test",
+		"times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait",
+	}
 	plainBuiltins = []string{"echo", "printf", "pwd", "true", "false", ":"}
 	// shellRE and interpreterRE name programs that run their arguments as code (versioned
 	// names included: python3.12, perl5.36); wrappers run a program their arguments name.
-	shellRE       = regexp.MustCompile(`^(sh|bash|rbash|dash|ash|ksh|ksh93|mksh|pdksh|oksh|loksh|zsh|yash|posh|fish|csh|tcsh|busybox|toybox)[0-9.]*$`)
-	interpreterRE = regexp.MustCompile(`^(awk|gawk|mawk|nawk|busybox-awk|sed|gsed|perl|python|pypy|ruby|irb|node|nodejs|deno|bun|php|lua|luajit|tclsh|wish|expect|Rscript|R|julia|guile|racket|ocaml|ghci|runghc|groovy|jshell|osascript|m4|dc|bc|vim|vi|nvim|emacs|ed|ex|gdb|lldb)[0-9.]*$`)
-	wrappers      = []string{"env", "nohup", "timeout", "nice", "ionice", "stdbuf", "setsid", "sudo", "su", "doas", "runuser", "setpriv", "chroot", "flock", "xargs", "parallel", "watch", "strace", "ltrace", "valgrind", "unshare", "nsenter", "chrt", "taskset", "prlimit", "numactl", "systemd-run", "script", "fakeroot", "firejail", "bwrap", "ssh", "rsh", "find", "make", "gmake", "npx", "npm", "pnpm", "pnpx", "yarn", "bunx", "uvx", "uv", "pipx", "poetry", "docker", "podman", "kubectl"}
+	shellRE = regexp.MustCompile(`^(sh|bash|rbash|dash|ash|ksh|ksh93|mksh|pdksh|oksh|loksh|zsh|` +
+		`yash|posh|fish|csh|tcsh|busybox|toybox)[0-9.]*$`)
+	interpreterRE = regexp.MustCompile(`^(awk|gawk|mawk|nawk|sed|gsed|perl|python|pypy|ruby|irb|` +
+		`node|nodejs|deno|bun|php|lua|luajit|tclsh|wish|expect|Rscript|R|julia|guile|racket|ocaml|` +
+		`ghci|runghc|groovy|jshell|osascript|m4|dc|bc|vim|vi|nvim|emacs|ed|ex|gdb|lldb)[0-9.]*$`)
+	wrappers = []string{
+		"env", "nohup", "timeout", "nice", "ionice", "stdbuf", "setsid", "sudo", "su", "doas",
+		"runuser", "setpriv", "chroot", "flock", "xargs", "parallel", "watch", "strace", "ltrace",
+		"valgrind", "unshare", "nsenter", "chrt", "taskset", "prlimit", "numactl", "systemd-run",
+		"script", "fakeroot", "firejail", "bwrap", "ssh", "rsh", "find", "make", "gmake", "npx", "npm",
+		"pnpm", "pnpx", "yarn", "bunx", "uvx", "uv", "pipx", "poetry", "docker", "podman", "kubectl",
+	}
 	// plainRE is how a program must be written: no quotes, expansions or patterns.
 	plainRE = regexp.MustCompile(`^[A-Za-z0-9_./+:@-]+$`)
 	// assignmentRE is a word that assigns a variable before the program.
