@@ -9,7 +9,23 @@ import (
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/gitguard"
 )
+
+// closeGuard closes g and returns its changes, and each as "path verb", sorted.
+func closeGuard(t *testing.T, g *gitguard.Guard) ([]gitguard.Change, []string) {
+	t.Helper()
+	changes, err := g.Close(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range changes {
+		got = append(got, c.Path+" "+strings.SplitN(c.What, " ", 2)[0])
+	}
+	slices.Sort(got)
+	return changes, got
+}
 
 // TestClose_moves_nested_repositories_away: a repository the agent nested in a working tree, as
 // a gitlink of the index or untracked where the next git add -A would make one, would have the
@@ -44,17 +60,9 @@ func TestClose_moves_nested_repositories_away(t *testing.T) {
 	// Another run's worktree, made meanwhile, is the repository's own.
 	r.git(t, r.top, "worktree", "add", "-q", "-b", "other", filepath.Join(r.top, "other"))
 
-	changes, err := g.Close(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, c := range changes {
-		got = append(got, c.Path+" "+strings.SplitN(c.What, " ", 2)[0])
-	}
+	changes, got := closeGuard(t, g)
 	want := []string{"vendor/own/.git/config changed", ".sandcastle/worktrees/wt/staged/.git moved", "new/deep/untracked/.git moved"}
-	slices.Sort(want)
-	if slices.Sort(got); !slices.Equal(got, want) {
+	if slices.Sort(want); !slices.Equal(got, want) {
 		t.Errorf("changes = %q, want %q", got, want)
 	}
 	for _, c := range changes {
@@ -131,14 +139,7 @@ func TestClose_quarantines_git_directories_planted_in_worktrees(t *testing.T) {
 		}
 	}
 
-	changes, err := g.Close(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, c := range changes {
-		got = append(got, c.Path+" "+strings.SplitN(c.What, " ", 2)[0])
-	}
+	_, got := closeGuard(t, g)
 	want := []string{
 		".git/worktrees/junk moved",
 		".git/worktrees/planted moved",
@@ -146,7 +147,7 @@ func TestClose_quarantines_git_directories_planted_in_worktrees(t *testing.T) {
 		".sandcastle/worktrees/wt/in-own-worktree/.git moved",
 		".sandcastle/worktrees/wt/in-worktrees/.git moved",
 	}
-	if slices.Sort(got); !slices.Equal(got, want) {
+	if !slices.Equal(got, want) {
 		t.Errorf("changes =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	if _, err := os.Stat(filepath.Join(common, "worktrees", "making", "locked")); err != nil {
@@ -188,17 +189,10 @@ func TestClose_worktree_config_of_a_worktree_made_since(t *testing.T) {
 			if planted {
 				write(t, config, "[core]\n\tfsmonitor = planted\n")
 			}
-			changes, err := g.Close(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, c := range changes {
-				got = append(got, c.Path+" "+strings.SplitN(c.What, " ", 2)[0])
-			}
+			_, got := closeGuard(t, g)
 			var want []string
 			if planted {
-				want = []string{"other/.git moved", ".git/worktrees/other moved"}
+				want = []string{".git/worktrees/other moved", "other/.git moved"}
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("changes = %q, want %q", got, want)
