@@ -19,9 +19,10 @@ var plantedHooks = []string{"reference-transaction", "post-merge", "post-checkou
 // plantScript is what an agent steered by a stranger's text runs to make git on the host run
 // its program: every setting, hook and attribute of issue 15's list, then a commit that
 // carries the attributes to the host, then (when the repository is mounted, redirect) the
-// files that would send git to a git directory of its own. Each planted program leaves its own
-// marker in markers, a directory of the host the sandbox does not see: a marker there means it
-// ran on the host.
+// files that would send git to a git directory of its own. Repositories it nests in the working
+// tree, one with its git directory under .git/worktrees, are committed as gitlinks. Each planted
+// program leaves its own marker in markers, a directory of the host the sandbox does not see: a
+// marker there means it ran on the host.
 func plantScript(markers string, redirect bool) string {
 	var b strings.Builder
 	w := func(line string) { b.WriteString(line + "\n") }
@@ -60,8 +61,15 @@ func plantScript(markers string, redirect bool) string {
 	// A repository of its own nested in the working tree, committed as a gitlink: the owner's
 	// git status goes into it and runs its config.
 	w(`git init -q nested && git -C nested commit -q --allow-empty -m nested`)
+	// Others whose git directories are where the worktrees keep theirs, in .git/worktrees (the
+	// mounts refuse it) or in the agent's own worktree's directory there, with a clean filter
+	// that a status looking into them runs, as .gitmodules asks.
+	w(`nest() { mkdir -p "$(dirname "$1")" && git init -q --separate-git-dir="$1" "$2" && git -C "$2" config filter.nested.clean "$(P "$2-filter"); cat" && echo '* filter=nested' > "$2/.gitattributes" && echo x > "$2/x" && git -C "$2" add -A && git -C "$2" commit -qm "$2" && printf '[submodule "%s"]\n\tpath = %s\n\tignore = none\n' "$2" "$2" >> .gitmodules || { echo "refused: git directory $1"; rm -rf "$2"; }; }`)
+	w(`nest "$C/worktrees/planted" nested-in-worktrees`)
+	w(`[ "$G" = "$C" ] || nest "$G/planted" nested-in-own-worktree`)
 	w(`git add -A && git commit -qm 'Plant attributes'`)
 	w(`git -C nested config core.fsmonitor "$(P nested-fsmonitor); false"`)
+	w(`for d in nested-in-worktrees nested-in-own-worktree; do [ ! -d "$d" ] || touch -d '+1 hour' "$d/x"; done`)
 	if redirect {
 		// A git directory of the agent's, with the repository's objects and refs so that it
 		// works, and a config of its own.
@@ -215,7 +223,7 @@ func TestDockerAgentCannotPlantInGit(t *testing.T) {
 				if mounted {
 					want = []string{".git/commondir", ".git/config.worktree", "nested/.git"}
 					if strategy != "head" {
-						want[1], want[2] = ".git/worktrees/*/config.worktree", ".sandcastle/worktrees/*/nested/.git"
+						want = []string{".git/commondir", ".git/worktrees/*/config.worktree", ".sandcastle/worktrees/*/nested-in-own-worktree/.git", ".sandcastle/worktrees/*/nested/.git"}
 					}
 				}
 				got := commitList(t, out["restored-git-files"])

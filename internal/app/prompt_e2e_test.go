@@ -11,7 +11,7 @@ import (
 )
 
 // Values of strangers in !`command` blocks, end to end: an issue whose title and body are shell
-// code, and a prompt-args value that is too, each used bare, quoted and inside $(...). No file
+// code, and a prompt-args value that is too, each used bare, quoted and piped. No file
 // the code would create appears, every command prints the value intact, and with verbose the log
 // shows the final prompt, masked, and each command with the size of its output.
 
@@ -28,7 +28,7 @@ const (
 const hostilePrompt = "bare: !`printf '[%s]' {{ISSUE_TITLE}}`\n" +
 	"double: !`printf '[%s]' \"{{ISSUE_TITLE}}\"`\n" +
 	"single: !`printf '[%s]' '{{ISSUE_TITLE}}'`\n" +
-	"subst: !`printf '[%s]' \"$(printf '%s' {{ISSUE_TITLE}})\"`\n" +
+	"piped: !`printf '[%s]' {{ISSUE_TITLE}} | cat`\n" +
 	"joined: !`printf '[%s]' x{{ISSUE_TITLE}}y`\n" +
 	"body: !`printf '[%s]' \"{{ISSUE_BODY}}\"`\n" +
 	"arg: !`printf '[%s]' {{EXTRA}}`\n" +
@@ -77,7 +77,7 @@ func checkHostileIssueRun(t *testing.T, a *action, inv invocation) {
 		"bare: [" + hostileTitle + "]",
 		"double: [" + hostileTitle + "]",
 		"single: [" + hostileTitle + "]",
-		"subst: [" + hostileTitle + "]",
+		"piped: [" + hostileTitle + "]",
 		"joined: [x" + hostileTitle + "y]",
 		"body: [" + hostileBody + "]",
 		"arg: [" + hostileArg + "]",

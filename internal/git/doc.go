@@ -8,11 +8,14 @@
 // started are killed.
 //
 // Every command is also hardened against the repository it runs in, whose config, hooks and
-// attributes an agent may have written: hooks and fsmonitor are off, submodules are left alone,
-// and before a command that could run a program, the config it would read is listed (reading
-// runs nothing) so that every program the repository's own config names (filter, diff and merge
-// drivers, textconv, external diff, credential helper, ssh command, askpass, pager, editor, gpg
-// program, remote helper) is replaced by the user's own setting or by one that runs nothing.
+// attributes an agent may have written: hooks and fsmonitor are off, submodules are left alone
+// (status and diff get --ignore-submodules=dirty on the command line, which a .gitmodules of the
+// working tree cannot override, so no git starts in a submodule), and before a command that
+// could run a program, the config it would read is listed (reading runs nothing) so that every
+// program the repository's own config names (filter, diff and merge drivers, textconv, external
+// diff, credential helper, ssh command, askpass, pager, editor, gpg program, remote helper,
+// alternate-refs command, and every other setting git documents as a program) is replaced by
+// the user's own setting or by one that runs nothing.
 // What cannot be replaced from the command line (an include, a remote's upload-pack or
 // receive-pack) refuses the command with an *UnsafeConfigError. The settings travel through
 // GIT_CONFIG_COUNT after the caller's, so no caller can forget or undo them, and they reach the

@@ -100,7 +100,9 @@ const waitDelay = 2 * time.Second
 // exit is an *Error (stdout is still returned); when ctx ends the process group is killed and
 // the error wraps context.Cause(ctx). Every command is hardened against the repository's own
 // config (see harden.go): it first lists the settings the command would read, and is refused
-// with an *UnsafeConfigError when one of them cannot be taken back.
+// with an *UnsafeConfigError when one of them cannot be taken back; a command that compares the
+// working tree with the index gets --ignore-submodules=dirty, so that it starts no git in a
+// submodule.
 func (r Repo) Run(ctx context.Context, args ...string) (string, error) {
 	config, env, err := r.countermands(ctx, args)
 	if err != nil {
@@ -109,10 +111,11 @@ func (r Repo) Run(ctx context.Context, args ...string) (string, error) {
 	return r.exec(ctx, args, config, env)
 }
 
-// exec runs git with args, the hardened settings and the extra config pairs and environment.
+// exec runs git with args (hardened as withSubmodulesIgnored says; errors name args as given),
+// the hardened settings and the extra config pairs and environment.
 func (r Repo) exec(ctx context.Context, args, config, env []string) (string, error) {
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd := exec.CommandContext(ctx, "git", withSubmodulesIgnored(args)...)
 	cmd.Dir = r.Dir
 	cmd.Env = append(r.environ(config), env...)
 	cmd.Stdout = &stdout

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -28,6 +29,28 @@ var hardened = []string{
 	"submodule.recurse=false",
 	"fetch.recurseSubmodules=false",
 	"diff.ignoreSubmodules=all",
+	// Both would make git start a git in each submodule, for a summary of its commits or for
+	// its diff.
+	"status.submoduleSummary=false",
+	"diff.submodule=short",
+}
+
+// worktreeDiffs are the subcommands that compare the working tree with the index. In each
+// populated submodule they would start a git of its own, to see whether its files changed: a git
+// that reads the submodule's config, which countermand does not. diff.ignoreSubmodules above
+// does not stop it, since a submodule.<name>.ignore in .gitmodules, a file of the working tree,
+// wins over it; only the option on the command line wins over that. So these commands get
+// --ignore-submodules=dirty first (a caller's own later option still wins): git then still
+// sees a submodule whose commit moved, reading its HEAD itself, but starts nothing in it.
+var worktreeDiffs = map[string]bool{"status": true, "diff": true, "diff-files": true, "diff-index": true}
+
+// withSubmodulesIgnored returns args with --ignore-submodules=dirty after the subcommand, when
+// it is one of worktreeDiffs.
+func withSubmodulesIgnored(args []string) []string {
+	if len(args) == 0 || !worktreeDiffs[args[0]] {
+		return args
+	}
+	return slices.Concat(args[:1], []string{"--ignore-submodules=dirty"}, args[1:])
 }
 
 // Trusted scopes are the configuration of the machine and of its user, and the command line
@@ -45,8 +68,15 @@ func trustedScope(scope string) bool {
 // no filter, which filter.<driver>.required=false lets checkout and add go on without.
 //
 // The keys are git's canonical forms (section and name in lower case); "*" stands for any
-// subsection.
+// subsection. They are every setting git 2.39's git-config(1) documents as naming a program
+// or a shell command, including those only commands we never run read (mergetool, send-email,
+// imap-send, web--browse, archive, submodule update, add -p): a future caller need not know.
 var programs = map[string]string{
+	// For each alternate (objects/info/alternates) fetch and receive-pack run it through the
+	// shell, instead of git for-each-ref; true lists no refs of the alternates, which only
+	// makes the negotiation send more. core.alternateRefsPrefixes, read when it is unset, only
+	// gives for-each-ref patterns after "--".
+	"core.alternaterefscommand": "true",
 	"core.sshcommand":           "ssh",
 	"core.askpass":              "",
 	"core.editor":               ":",
@@ -65,7 +95,29 @@ var programs = map[string]string{
 	"gpg.x509.program":          "gpgsm",
 	"gpg.ssh.program":           "ssh-keygen",
 	"gpg.ssh.defaultkeycommand": "",
-	"remote.*.vcs":              "", // a remote helper, git-remote-<vcs>, found by that name
+	"remote.*.vcs":              "",         // a remote helper, git-remote-<vcs>, found by that name
+	"submodule.*.update":        "checkout", // "!command" runs the command
+	"interactive.difffilter":    "",
+	"difftool.*.cmd":            "",
+	"difftool.*.path":           "",
+	"mergetool.*.cmd":           "",
+	"mergetool.*.path":          "",
+	"browser.*.cmd":             "",
+	"browser.*.path":            "",
+	"man.*.cmd":                 "",
+	"man.*.path":                "",
+	"guitool.*.cmd":             "",
+	"instaweb.httpd":            "",
+	"imap.tunnel":               "",
+	"tar.*.command":             "",
+	"sendemail.smtpserver":      "", // a program when it is an absolute path
+	"sendemail.tocmd":           "",
+	"sendemail.cccmd":           "",
+	"sendemail.headercmd":       "",
+	"sendemail.*.smtpserver":    "",
+	"sendemail.*.tocmd":         "",
+	"sendemail.*.cccmd":         "",
+	"sendemail.*.headercmd":     "",
 }
 
 // UnsafeConfigError is a command refused because the repository's own config holds a setting

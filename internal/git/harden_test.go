@@ -373,6 +373,47 @@ func TestRun_takes_away_planted_programs(t *testing.T) {
 			args: []string{"status", "--porcelain"},
 		},
 		{
+			// A submodule's ignore setting in .gitmodules, which the working tree holds, wins
+			// over diff.ignoreSubmodules: only the command line's --ignore-submodules wins over it.
+			name: "submodule_filter_gitmodules_ignore_none",
+			plant: func(t *testing.T, v *victim) {
+				sub := withSubmodule(t, v)
+				v.git(t, "config", "--file", filepath.Join(sub, "config"), "filter.planted.clean", v.touch+"; cat")
+				v.write(t, "sub/.gitattributes", "g filter=planted\n")
+				v.write(t, ".gitmodules", v.git(t, "show", "HEAD:.gitmodules")+"\n\tignore = none\n")
+				restat(t, filepath.Join(v.dir, "sub", "g"))
+			},
+			args: []string{"status", "--porcelain"},
+		},
+		{
+			// A diff of a submodule's commits shown as their diff is made by a git in the
+			// submodule, with its textconv.
+			name: "submodule_inline_diff",
+			plant: func(t *testing.T, v *victim) {
+				sub := withSubmodule(t, v)
+				s := &victim{dir: filepath.Join(v.dir, "sub"), env: v.env}
+				s.write(t, ".gitattributes", "g diff=planted\n")
+				s.write(t, "g", "changed\n")
+				s.git(t, "add", "-A")
+				s.git(t, "commit", "-q", "-m", "changed")
+				v.git(t, "commit", "-q", "-am", "move sub")
+				v.git(t, "config", "--file", filepath.Join(sub, "config"), "diff.planted.textconv", v.touch+"; cat")
+				v.git(t, "config", "diff.submodule", "diff")
+			},
+			args: []string{"diff", "HEAD~", "HEAD"},
+		},
+		{
+			name: "alternate_refs_command",
+			plant: func(t *testing.T, v *victim) {
+				alternate := t.TempDir()
+				v.git(t, "init", "-q", "--bare", alternate)
+				v.write(t, ".git/objects/info/alternates", filepath.Join(alternate, "objects")+"\n")
+				v.git(t, "config", "core.alternateRefsCommand", v.touch+"; true")
+				v.git(t, "remote", "add", "origin", newVictim(t).dir)
+			},
+			args: []string{"fetch", "--quiet", "origin"},
+		},
+		{
 			// The flag asks for the submodule's status, so git starts a git in it: the hardened
 			// settings must reach that one too.
 			name: "submodule_fsmonitor_child",
@@ -413,7 +454,7 @@ func TestRun_takes_away_planted_programs(t *testing.T) {
 
 // TestRun_hardens_every_command calls every method of Repo with a git in front of the real one
 // that records the configuration each git process gets, and finds the hardened settings, last
-// of their keys, in every one of them.
+// of their keys, in every one of them, and --ignore-submodules=dirty first in every status.
 func TestRun_hardens_every_command(t *testing.T) {
 	real, err := exec.LookPath("git")
 	if err != nil {
@@ -476,10 +517,14 @@ func TestRun_hardens_every_command(t *testing.T) {
 		for k, want := range map[string]string{
 			"core.hookspath": os.DevNull, "core.fsmonitor": "false", "protocol.ext.allow": "never",
 			"submodule.recurse": "false", "fetch.recursesubmodules": "false", "diff.ignoresubmodules": "all",
+			"status.submodulesummary": "false", "diff.submodule": "short",
 		} {
 			if got, ok := last[k]; !ok || got != want {
 				t.Errorf("git %s ran with %s = %q, want %q", lines[0], k, got, want)
 			}
+		}
+		if sub, _, _ := strings.Cut(lines[0], " "); (sub == "status" || sub == "diff") && !strings.HasPrefix(lines[0], sub+" --ignore-submodules=dirty ") {
+			t.Errorf("git %s does not start with --ignore-submodules=dirty", lines[0])
 		}
 		if strings.HasPrefix(lines[0], "config --list --show-scope") {
 			listings++

@@ -23,10 +23,13 @@ type Guard struct {
 	// placeholders are the mount targets Binds made; Close removes them.
 	placeholders []point
 	// git runs in the repository; trees are its working trees, and known the repositories
-	// nested in them at Take (see nested.go).
-	git   git.Repo
-	trees []string
-	known map[string]bool
+	// nested in them at Take (see nested.go); worktrees the directories of worktrees/ at Take,
+	// and worktreeConfig whether git reads a config.worktree.
+	git            git.Repo
+	trees          []string
+	known          map[string]bool
+	worktrees      map[string]bool
+	worktreeConfig bool
 }
 
 // point is one path at rel under base (the common directory or the main working tree): kept
@@ -50,9 +53,13 @@ const (
 	noBind   bindKind = iota
 	readOnly          // kept, and mounted read-only
 	onItself          // not kept (the agent writes in it), mounted on itself
+	// shut is a directory that is not kept, since runs on the host add to it and remove from
+	// it while the sandbox lives, but mounted read-only: the agent can add, remove or rename
+	// nothing in it. What is in it may be mounted writable again.
+	shut
 )
 
-func (p point) kept() bool { return p.bind != onItself }
+func (p point) kept() bool { return p.bind == noBind || p.bind == readOnly }
 
 // node is the state of a path: absent, or a file, directory or symbolic link with its mode and
 // owner; a directory with everything in it.
@@ -96,6 +103,7 @@ func Take(ctx context.Context, g git.Repo) (*Guard, error) {
 	switch on, err := g.Run(ctx, "config", "--type=bool", "--get", "extensions.worktreeConfig"); {
 	case err == nil && on == "true":
 		worktreeConfig = 0o644
+		gd.worktreeConfig = true
 	case err != nil && git.ExitCode(err) != 1: // 1: not set
 		return nil, fmt.Errorf("gitguard: %w", err)
 	}
@@ -105,6 +113,9 @@ func Take(ctx context.Context, g git.Repo) (*Guard, error) {
 		{rel: "commondir"}, // a main git directory has none; one would send git elsewhere
 		{rel: "hooks", bind: readOnly, placeholder: fs.ModeDir | 0o755},
 		{rel: "info", bind: readOnly, placeholder: fs.ModeDir | 0o755},
+		// Alternates lend their objects and, in a fetch, their refs: git lists those by running
+		// a git in each alternate's repository, with that repository's config.
+		{rel: filepath.Join("objects", "info", "alternates")},
 	} {
 		p.base = common
 		gd.points = append(gd.points, p)
@@ -139,10 +150,13 @@ func Take(ctx context.Context, g git.Repo) (*Guard, error) {
 
 func (p point) path() string { return filepath.Join(p.base, p.rel) }
 
-// addWorktrees adds every linked worktree: its commondir, gitdir and config.worktree (which
-// gets a mount target when config says so), and the .git file its gitdir names, when that is
-// inside the main working tree.
+// addWorktrees adds worktrees/, shut (made empty when there is none), and every linked
+// worktree in it: its directory, mounted on itself, its commondir, gitdir and config.worktree
+// (which gets a mount target when config says so), and the .git file its gitdir names, when
+// that is inside the main working tree.
 func (gd *Guard) addWorktrees(config fs.FileMode) error {
+	gd.worktrees = map[string]bool{}
+	gd.points = append(gd.points, point{base: gd.common, rel: "worktrees", bind: shut, placeholder: fs.ModeDir | 0o755})
 	entries, err := os.ReadDir(filepath.Join(gd.common, "worktrees"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -150,8 +164,8 @@ func (gd *Guard) addWorktrees(config fs.FileMode) error {
 	if err != nil {
 		return fmt.Errorf("gitguard: %w", err)
 	}
-	gd.points = append(gd.points, point{base: gd.common, rel: "worktrees", bind: onItself})
 	for _, e := range entries {
+		gd.worktrees[e.Name()] = true
 		if !e.IsDir() {
 			continue
 		}
@@ -257,7 +271,7 @@ func (gd *Guard) Binds(visible ...string) ([]Bind, error) {
 		if p.bind == noBind || !seen(visible, p.path()) {
 			continue
 		}
-		if p.kept() && p.want.absent() {
+		if absent := (p.kept() && p.want.absent()) || (!p.kept() && !exists(p.path())); absent {
 			if p.placeholder == 0 {
 				continue
 			}
@@ -265,7 +279,7 @@ func (gd *Guard) Binds(visible ...string) ([]Bind, error) {
 				return nil, err
 			}
 		}
-		binds = append(binds, Bind{Path: p.path(), ReadOnly: p.bind == readOnly})
+		binds = append(binds, Bind{Path: p.path(), ReadOnly: p.bind == readOnly || p.bind == shut})
 	}
 	return binds, nil
 }
@@ -279,8 +293,8 @@ func seen(visible []string, path string) bool {
 	return false
 }
 
-// placehold makes the empty file or directory p.placeholder says, and records it as what the
-// sandbox must leave.
+// placehold makes the empty file or directory p.placeholder says and, when p is kept, records
+// it as what the sandbox must leave.
 func (gd *Guard) placehold(p *point) error {
 	path := p.path()
 	var err error
@@ -301,11 +315,13 @@ func (gd *Guard) placehold(p *point) error {
 			_ = os.Lchown(path, int(st.Uid), int(st.Gid))
 		}
 	}
-	want, err := read(path)
-	if err != nil {
-		return fmt.Errorf("gitguard: %w", err)
+	if p.kept() {
+		want, err := read(path)
+		if err != nil {
+			return fmt.Errorf("gitguard: %w", err)
+		}
+		p.want = want
 	}
-	p.want = want
 	gd.placeholders = append(gd.placeholders, *p)
 	return nil
 }
@@ -376,7 +392,11 @@ func (gd *Guard) Close(ctx context.Context) ([]Change, error) {
 	changes = append(changes, moved...)
 	errs := []error{qerr}
 	for _, p := range slices.Backward(gd.placeholders) {
-		if rerr := os.Remove(p.path()); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		rerr := os.Remove(p.path())
+		if p.bind == shut && (errors.Is(rerr, syscall.ENOTEMPTY) || errors.Is(rerr, syscall.EEXIST)) {
+			rerr = nil // another run's worktree is in it now: it is theirs
+		}
+		if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("gitguard: remove the mount target %s: %w", p.path(), rerr))
 		}
 		for i := range gd.points {

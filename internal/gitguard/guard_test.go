@@ -161,6 +161,7 @@ func TestCheck_puts_back_every_kept_path(t *testing.T) {
 	write(t, filepath.Join(r.wt, ".git"), "gitdir: /planted\n")
 	write(t, filepath.Join(r.top, "sub", ".git"), "gitdir: /planted\n")
 	write(t, filepath.Join(gd, "modules", "sub", "config"), "[core]\n\tfsmonitor = planted\n")
+	write(t, filepath.Join(gd, "objects", "info", "alternates"), outside+"\n")
 	// A link to a directory outside in place of the submodule's hooks: never written through.
 	if err := os.RemoveAll(filepath.Join(gd, "modules", "sub", "hooks")); err != nil {
 		t.Fatal(err)
@@ -190,6 +191,7 @@ func TestCheck_puts_back_every_kept_path(t *testing.T) {
 		".git/info/attributes (added)",
 		".git/modules/sub/config (changed)",
 		".git/modules/sub/hooks (changed)",
+		".git/objects/info/alternates (added)",
 		".git/worktrees/wt/commondir (changed)",
 		".git/worktrees/wt/config.worktree (added)",
 		".sandcastle/worktrees/wt/.git (changed)",
@@ -206,7 +208,7 @@ func TestCheck_puts_back_every_kept_path(t *testing.T) {
 	diffTrees(t, "hooks", tree(t, filepath.Join(gd, "hooks")), before["hooks"])
 	diffTrees(t, "info", tree(t, filepath.Join(gd, "info")), before["info"])
 	diffTrees(t, "submodule hooks", tree(t, filepath.Join(gd, "modules", "sub", "hooks")), before["module"])
-	for _, p := range []string{"commondir", "config.worktree", filepath.Join("worktrees", "wt", "config.worktree")} {
+	for _, p := range []string{"commondir", "config.worktree", filepath.Join("worktrees", "wt", "config.worktree"), filepath.Join("objects", "info", "alternates")} {
 		if _, err := os.Lstat(filepath.Join(gd, p)); !os.IsNotExist(err) {
 			t.Errorf(".git/%s is still there (%v)", p, err)
 		}
@@ -287,7 +289,7 @@ func TestBinds_mounts_kept_paths_and_makes_missing_targets(t *testing.T) {
 		".git/config ro",
 		".git/hooks ro",
 		".git/info ro",
-		".git/worktrees rw",
+		".git/worktrees ro",
 		".git/worktrees/wt rw",
 		".git/worktrees/wt/commondir ro",
 		".git/worktrees/wt/gitdir ro",
@@ -316,6 +318,44 @@ func TestBinds_mounts_kept_paths_and_makes_missing_targets(t *testing.T) {
 	diffTrees(t, ".git after Close", tree(t, gd), before)
 	if changes, err := g.Check(); err != nil || len(changes) != 0 {
 		t.Errorf("Check after Close = %v, %v; want the repository as before Binds", changes, err)
+	}
+}
+
+// TestBinds_shut_worktrees: .git/worktrees is mounted read-only, so the agent cannot add a
+// directory there; made empty for the mount when there is none, it is removed by Close unless
+// another run's worktree is in it by then.
+func TestBinds_shut_worktrees(t *testing.T) {
+	for _, other := range []bool{false, true} {
+		t.Run(map[bool]string{false: "alone", true: "another_run"}[other], func(t *testing.T) {
+			r := newRepo(t)
+			r.git(t, r.top, "worktree", "remove", r.wt)
+			gd := filepath.Join(r.top, ".git")
+			g := r.take(t, r.top)
+			binds, err := g.Binds(r.top)
+			if err != nil {
+				t.Fatal(err)
+			}
+			worktrees := filepath.Join(gd, "worktrees")
+			if !slices.Contains(binds, gitguard.Bind{Path: worktrees, ReadOnly: true}) {
+				t.Errorf("binds %v lack %s read-only", binds, worktrees)
+			}
+			if entries, err := os.ReadDir(worktrees); err != nil || len(entries) != 0 {
+				t.Errorf("mount target %s = %v, %v; want an empty directory", worktrees, entries, err)
+			}
+			if other {
+				r.git(t, r.top, "worktree", "add", "-q", "-b", "other", filepath.Join(r.top, ".sandcastle", "worktrees", "other"))
+			}
+			if changes, err := g.Close(t.Context()); err != nil || len(changes) != 0 {
+				t.Errorf("Close = %v, %v; want nothing to put back", changes, err)
+			}
+			_, err = os.Stat(filepath.Join(worktrees, "other", "gitdir"))
+			if other && err != nil {
+				t.Errorf("the other run's worktree lost its git directory: %v", err)
+			}
+			if _, err := os.Lstat(worktrees); !other && !os.IsNotExist(err) {
+				t.Errorf("%s is still there (%v)", worktrees, err)
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package gitguard
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -77,22 +78,145 @@ func (gd *Guard) has(path string) bool {
 	return slices.ContainsFunc(gd.points, func(p point) bool { return p.path() == path })
 }
 
+// A linked worktree's .git file names its directory under worktrees/, which names the .git file
+// back (gitdir) and names the common directory (commondir): git reads the config, hooks and
+// info/ kept here for that worktree, so it is no repository of its own. But the agent can write
+// in worktrees/ too (its own worktree's directory at least), and there make a git directory of
+// its own. So a .git file counts as a worktree's only when git lists that worktree and both
+// names hold; and, where extensions.worktreeConfig makes git read a config.worktree, only when
+// the worktree was there at Take (its config.worktree is kept) or its config.worktree is none
+// or the copy of the main one that git worktree add makes.
+
 // linked reports whether dotgit is the .git file of a worktree of this repository (another
-// run's, made since Take): it shares the config kept here, and is no repository of its own.
-func (gd *Guard) linked(dotgit string) bool {
-	data, err := os.ReadFile(dotgit)
-	if err != nil {
-		return false // a directory
-	}
-	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok {
+// run's, made since Take), as listed says git lists them.
+func (gd *Guard) linked(dotgit string, listed []string) bool {
+	dir := gitfile(dotgit)
+	if dir == "" || !sameFile(filepath.Dir(dir), filepath.Join(gd.common, "worktrees")) {
 		return false
 	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(filepath.Dir(dotgit), dir)
+	id := filepath.Base(dir)
+	own, ok := gd.worktreeFile(id, listed)
+	if !ok || !sameFile(own, dotgit) {
+		return false
 	}
-	_, ok = inside(filepath.Join(gd.common, "worktrees"), dir)
-	return ok
+	return !gd.worktreeConfig || gd.worktrees[id] || gd.copiedConfig(id)
+}
+
+// worktreeFile returns the .git file of worktrees/<id> when git would take that for a worktree
+// of this repository: a directory, not a link, whose commondir names the common directory and
+// whose gitdir names a .git file that names it back, and whose working tree git lists.
+func (gd *Guard) worktreeFile(id string, listed []string) (string, bool) {
+	dir := filepath.Join(gd.common, "worktrees", id)
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	common, ok := readPath(filepath.Join(dir, "commondir"))
+	if !ok || !sameFile(common, gd.common) {
+		return "", false
+	}
+	dotgit, ok := readPath(filepath.Join(dir, "gitdir"))
+	if !ok || !sameFile(gitfile(dotgit), dir) {
+		return "", false
+	}
+	if !slices.ContainsFunc(listed, func(path string) bool { return sameFile(path, filepath.Dir(dotgit)) }) {
+		return "", false
+	}
+	return dotgit, true
+}
+
+// copiedConfig reports whether worktrees/<id> has no config.worktree of its own: none, or a
+// file just like the main one, which is kept.
+func (gd *Guard) copiedConfig(id string) bool {
+	path := filepath.Join(gd.common, "worktrees", id, "config.worktree")
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	own, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	main, err := os.ReadFile(filepath.Join(gd.common, "config.worktree"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return len(own) == 0
+	}
+	return err == nil && bytes.Equal(own, main)
+}
+
+// strays returns the directories of worktrees/ made since Take that git would not take for a
+// worktree (see worktreeFile), but for one git is still making: git locks a worktree while it
+// makes it, and git worktree prune leaves a locked one alone too. A locked directory the agent
+// made is inert: no .git file linked accepts names it.
+func (gd *Guard) strays(listed []string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(gd.common, "worktrees"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gitguard: %w", err)
+	}
+	var strays []string
+	for _, e := range entries {
+		dir := filepath.Join(gd.common, "worktrees", e.Name())
+		if gd.worktrees[e.Name()] {
+			continue
+		}
+		if _, ok := gd.worktreeFile(e.Name(), listed); ok {
+			continue
+		}
+		if e.IsDir() && exists(filepath.Join(dir, "locked")) {
+			continue
+		}
+		strays = append(strays, dir)
+	}
+	return strays, nil
+}
+
+// gitfile returns the git directory that the .git file at path names, "" when path is no
+// such file (a directory, a link, unreadable, another content).
+func gitfile(path string) string {
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok || dir == "" {
+		return ""
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(filepath.Dir(path), dir)
+	}
+	return filepath.Clean(dir)
+}
+
+// readPath reads the path that the file at path holds, as git writes commondir and gitdir: one
+// line, absolute or relative to the file's directory.
+func readPath(path string) (string, bool) {
+	data, err := os.ReadFile(path)
+	p := strings.TrimSpace(string(data))
+	if err != nil || p == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(path), p)
+	}
+	return p, true
+}
+
+// sameFile reports whether a and b name the same file or directory, which exists.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 func exists(path string) bool {
@@ -128,11 +252,28 @@ func (gd *Guard) addNested(ctx context.Context, g git.Repo, trees []string) erro
 	return nil
 }
 
-// quarantine moves the repositories nested in the working trees since Take into the common
-// directory's quarantine, and says where each went.
+// quarantine moves into the common directory's quarantine the repositories nested in the
+// working trees since Take, then what was added to worktrees/ that is no worktree, and says
+// where each went.
 func (gd *Guard) quarantine(ctx context.Context) ([]Change, error) {
+	worktrees, err := gd.git.WorktreeList(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("gitguard: %w", err)
+	}
+	var listed []string
+	for _, w := range worktrees {
+		listed = append(listed, w.Path)
+	}
 	var changes []Change
 	var errs []error
+	move := func(path, display string) {
+		to, err := gd.moveAway(path, display)
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		changes = append(changes, Change{Path: display, What: "moved to " + to})
+	}
 	for _, dir := range gd.trees {
 		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 			continue // a worktree removed since
@@ -143,32 +284,33 @@ func (gd *Guard) quarantine(ctx context.Context) ([]Change, error) {
 			continue
 		}
 		for _, dotgit := range nested {
-			if gd.known[dotgit] || gd.linked(dotgit) {
-				continue
+			if !gd.known[dotgit] && !gd.linked(dotgit, listed) {
+				move(dotgit, gd.display(filepath.Dir(dotgit), ".git"))
 			}
-			to, err := gd.moveAway(dotgit)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			changes = append(changes, Change{Path: gd.display(filepath.Dir(dotgit), ".git"), What: "moved to " + to})
 		}
+	}
+	strays, err := gd.strays(listed)
+	errs = append(errs, err)
+	for _, dir := range strays {
+		move(dir, gd.display(dir, ""))
 	}
 	return changes, errors.Join(errs...)
 }
 
-// moveAway renames dotgit into the quarantine under a name of its own.
-func (gd *Guard) moveAway(dotgit string) (string, error) {
+// moveAway renames path, which people know as display, into the quarantine under a name of its
+// own, and returns where it went.
+func (gd *Guard) moveAway(path, display string) (string, error) {
 	dir := filepath.Join(gd.common, quarantineDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("gitguard: %w", err)
 	}
 	b := make([]byte, 4)
 	rand.Read(b)
-	name := strings.ReplaceAll(gd.display(filepath.Dir(dotgit), ""), string(filepath.Separator), "_")
+	name := strings.TrimSuffix(display, string(filepath.Separator)+".git")
+	name = strings.ReplaceAll(name, string(filepath.Separator), "_")
 	to := filepath.Join(dir, strings.Trim(name, "_.")+"-"+hex.EncodeToString(b))
-	if err := os.Rename(dotgit, to); err != nil {
-		return "", fmt.Errorf("gitguard: move the repository the agent nested at %s out of the working tree: %w", dotgit, err)
+	if err := os.Rename(path, to); err != nil {
+		return "", fmt.Errorf("gitguard: move %s, which the agent made, out of the way: %w", display, err)
 	}
 	return gd.display(to, ""), nil
 }

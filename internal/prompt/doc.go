@@ -9,9 +9,11 @@
 //
 // Nor does a value substituted into a command block become shell text: the placeholder turns
 // into a reference to an environment variable of that one command, quoted for where it stands
-// (bare, in '...', in "...", in $(...)), so the shell expands it into exactly the value and never
-// parses it. Where a shell would evaluate it as an expression ($((...)), ${...}, [[...]]) a
-// placeholder is refused.
+// (bare, in '...', in "..."), so the shell expands it into exactly the value and never parses
+// it. That is only true where nothing reads the value again, so a command block that uses a
+// placeholder must keep to a plain subset of the shell, stated positively (see shell.go):
+// simple commands joined by |, &&, || and ;, a value only ever an argument, and no program or
+// construct that runs or evaluates what it is given. Anything else is refused by Parse.
 //
 // Expansion runs through an injected Runner, so the package is pure: no I/O, no environment.
 package prompt

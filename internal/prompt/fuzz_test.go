@@ -5,19 +5,23 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox/host"
 )
 
 // FuzzTemplate checks the split against any template and any two values: the commands are
-// exactly the one-line blocks of the raw template, their shell text does not depend on the
-// values (which travel only in their environment), and nothing else is handed to the runner.
+// exactly the one-line blocks of the raw template, every placeholder in them is replaced, their
+// shell text does not depend on the values (which travel only in their environment), and
+// nothing else is handed to the runner.
 func FuzzTemplate(f *testing.F) {
 	for _, seed := range [][3]string{
 		{"{{A}} {{B}}", "!`id`", "x"},
@@ -29,6 +33,7 @@ func FuzzTemplate(f *testing.F) {
 		{"{{ A }} !`git log {{SOURCE_BRANCH}}` {{{B}}}", "{{B}}", "{{A}}"},
 		{"\x01!`a`\x01 {{A}}", "\x01", "!``!`x`"},
 		{"!`echo '{{A}}' \"{{B}}\" $(printf %s {{A}})`", "'; id; '", "\"; id; \""},
+		{"!`echo ${{A}} ; echo {{B}}`", "x", "y"},
 		{"!`a\n!`b` !`", "x", "y"},
 	} {
 		f.Add(seed[0], seed[1], seed[2])
@@ -76,6 +81,9 @@ func FuzzTemplate(f *testing.F) {
 			t.Fatalf("commands = %q, want %q", got, want)
 		}
 		for i, c := range cmds {
+			if placeholderRE.MatchString(c.Shell) {
+				t.Fatalf("a placeholder of !`%s` is left in the shell text %q, with no value", c.Source, c.Shell)
+			}
 			if c.Shell != other.Commands()[i].Shell {
 				t.Fatalf("the shell text depends on the values: %q and %q", c.Shell, other.Commands()[i].Shell)
 			}
@@ -115,24 +123,15 @@ var positions = []struct {
 	{`printf '%s' "{{A}}"`, first},
 	{`printf '%s' '{{A}}'`, first},
 	{`printf '%s' x{{A}}y "x{{B}}y" 'x{{A}}y'`, func(a, b string) string { return "x" + a + "yx" + b + "yx" + a + "y" }},
-	{`printf '%s' "$(printf '%s' {{A}})"`, func(a, _ string) string { return strings.TrimRight(a, "\n") }},
-	{`printf '%s' "$(printf '%s' "{{A}}")" "$(printf '%s' '{{B}}')"`, func(a, b string) string { return strings.TrimRight(a, "\n") + strings.TrimRight(b, "\n") }},
 	{`printf '%s|%s' {{A}} {{B}}`, func(a, b string) string { return a + "|" + b }},
 	{`printf '%s' "{{A}}"'{{B}}'{{A}}`, func(a, b string) string { return a + b + a }},
-	{`x={{A}}; printf '%s' "$x"`, first},
-	{`case {{A}} in *) printf '%s' {{B}};; esac`, second},
-	{`(printf '%s' {{A}}); { printf '%s' {{B}}; }`, func(a, b string) string { return a + b }},
-	{`printf '%s' {{A}} | cat # {{B}}`, first},
-	{`test -n {{A}} || printf empty; printf '%s' {{A}}`, func(a, _ string) string {
-		if a == "" {
-			return "empty"
-		}
-		return a
-	}},
+	{`printf '%s' {{A}} | cat`, first},
+	{`true && printf '%s' {{A}}; false || printf '%s' {{B}}`, func(a, b string) string { return a + b }},
 	{`printf '%s' "{{A}}" >&2; printf '%s' '{{B}}'`, second},
-	{`printf '%s' "${HOME:+}{{A}}" "$(( 1 ))"{{B}}`, func(a, b string) string { return a + "1" + b }},
+	{`printf '%s' "${UNSET}{{A}}" "$#"{{B}}`, func(a, b string) string { return a + "0" + b }},
 	{`printf '%s' \'{{A}} "it's {{B}}" 'say "{{A}}"'`, func(a, b string) string { return "'" + a + "it's " + b + `say "` + a + `"` }},
-	{`sh -c 'printf %s "$1"' sh {{A}}; env X={{B}} sh -c 'printf %s "$X"'`, func(a, b string) string { return a + b }},
+	{`LC_ALL=C printf '%s' {{A}} 2>/dev/null </dev/null`, first},
+	{`printf '%s' "$"{{A}} a#{{B}}`, func(a, b string) string { return "$" + a + "a#" + b }},
 }
 
 func first(a, _ string) string  { return a }
@@ -219,6 +218,99 @@ func FuzzCommandValues(f *testing.F) {
 			}
 			if want := at.want(a, b); res.ExitCode != 0 || res.Stdout != want {
 				t.Fatalf("%s -c %q with A=%q B=%q printed %q (exit %d, %s), want %q", sh, c.Shell, a, b, res.Stdout, res.ExitCode, res.Stderr, want)
+			}
+		}
+	})
+}
+
+// FuzzCommandTemplates proves the rule for where a placeholder may stand, rather than values:
+// any command that Parse accepts with shell text of any kind around {{X}} never runs X's value,
+// in dash or in bash, whether the value is shell code, an arithmetic expression whose subscript
+// runs a command (which bash evaluates wherever it evaluates arithmetic or names a variable),
+// or the name of a program. Each such value leaves a marker in a directory of its own when it
+// runs.
+//
+// The commands run for real, so they run where they can do no harm: with PATH holding only a
+// few harmless programs and those that run others (shells, env, xargs, ...), which a command the
+// rule wrongly accepted would need to run a value; and only commands without a / or ~ in them,
+// which keeps every file they name in their working directory.
+func FuzzCommandTemplates(f *testing.F) {
+	for _, r := range refused {
+		before, after, _ := strings.Cut(r.body, "{{X}}")
+		f.Add(before, after)
+	}
+	for _, p := range positions {
+		before, after, _ := strings.Cut(strings.ReplaceAll(p.body, "{{B}}", "{{A}}"), "{{A}}")
+		f.Add(before, strings.ReplaceAll(after, "{{A}}", "{{X}}"))
+	}
+	for _, seed := range [][2]string{
+		{"printf '%s' ", ""}, {"echo ", " | xargs"}, {"env ", ""}, {"printf '%s' ", " | sh"},
+		{"true; ", ""}, {"printf %s x; ", " x"}, {"echo x > ", ""}, {"echo \"", "\""},
+		{"sh -c 'echo \"$1\"' sh ", ""}, {"printf '%s' $", ""}, {"echo ${", "}"}, {"a=", " printf x"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+
+	root := f.TempDir()
+	dirs := map[string]string{}
+	for _, d := range []string{"bin", "home", "work", "markers"} {
+		dirs[d] = filepath.Join(root, d)
+		if err := os.Mkdir(dirs[d], 0o755); err != nil {
+			f.Fatal(err)
+		}
+	}
+	var shells []string
+	for _, name := range []string{"dash", "bash", "sh", "env", "xargs", "timeout", "nice", "nohup", "setsid", "stdbuf", "flock", "cat", "touch", "printf", "echo", "true", "false", "test"} {
+		if p, err := exec.LookPath(name); err == nil {
+			if err := os.Symlink(p, filepath.Join(dirs["bin"], name)); err != nil {
+				f.Fatal(err)
+			}
+			if name == "dash" || name == "bash" {
+				shells = append(shells, p)
+			}
+		}
+	}
+	marker := func(name string) string { return filepath.Join(dirs["markers"], name) }
+	program := "pwn-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	if err := os.WriteFile(filepath.Join(dirs["bin"], program), []byte("#!/bin/sh\n: > "+marker("program")+"\n"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	values := []string{
+		`x"; : > ` + marker("dq") + `; "'; : > ` + marker("sq") + `; '$(: > ` + marker("sub") + ")`: > " + marker("tick") + "`; : > " + marker("semi"),
+		"a[$(: > " + marker("arith") + ")]",
+		program,
+	}
+	sb := host.New(dirs["work"], []string{"PATH=" + dirs["bin"], "HOME=" + dirs["home"]})
+	f.Cleanup(func() { sb.Close(context.Background()) })
+
+	f.Fuzz(func(t *testing.T, before, after string) {
+		body := before + "{{X}}" + after
+		if strings.ContainsAny(body, "`\n\x00") {
+			return // another block, or none; a prompt file holds no NUL byte
+		}
+		tmpl, err := Parse("!`" + body + "`")
+		if err != nil || strings.ContainsAny(body, "/~") {
+			return
+		}
+		for _, v := range values {
+			p, err := tmpl.Render(map[string]string{"X": v})
+			if err != nil {
+				return // another placeholder than X
+			}
+			c := p.Commands()[0]
+			for _, sh := range shells {
+				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+				_, err := sb.Exec(ctx, sandbox.Exec{Argv: []string{sh, "-c", c.Shell}, Env: c.Env})
+				cancel()
+				if err != nil {
+					t.Fatalf("%s -c %q: %v", sh, c.Shell, err)
+				}
+				if ran, _ := os.ReadDir(dirs["markers"]); len(ran) > 0 {
+					for _, e := range ran {
+						os.Remove(marker(e.Name()))
+					}
+					t.Fatalf("Parse accepted !`%s`, and %s -c %q ran the value %q (%s)", body, filepath.Base(sh), c.Shell, v, ran[0].Name())
+				}
 			}
 		}
 	})

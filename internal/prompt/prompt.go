@@ -51,8 +51,8 @@ func (e *SyntaxError) Error() string {
 // which is what keeps values from ever becoming commands.
 //
 // Its error joins a *SyntaxError for each problem: each !` that does not close on its line, and
-// each placeholder standing in a command where its value cannot be passed as data (see
-// scanCommand).
+// each command that uses a placeholder but leaves the plain subset of the shell in which a value
+// can only be data (see shell.go), at the first place where it does.
 func Parse(text string) (*Template, error) {
 	t := &Template{}
 	var errs []error
@@ -87,9 +87,9 @@ func Parse(text string) (*Template, error) {
 			t.segments = append(t.segments, tsegment{text: text[last:open]})
 		}
 		line := strings.Count(text[:open], "\n") + 1
-		parts, problems := scanCommand(text[body:end])
-		for _, p := range problems {
-			fail(open, fmt.Sprintf("in !`%s`: %s", text[body:end], p))
+		parts, problem := scanCommand(text[body:end])
+		if problem != nil {
+			fail(body+problem.at, fmt.Sprintf("in !`%s`: %s", text[body:end], problem.msg))
 		}
 		t.segments = append(t.segments, tsegment{text: text[body:end], command: true, line: line, parts: parts})
 		i, last = end+1, end+1

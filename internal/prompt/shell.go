@@ -12,6 +12,29 @@ import (
 // reference to an environment variable of that one command's process, written for where the
 // placeholder stands, so that the shell expands it into (part of) exactly one word and never
 // parses it: results of parameter expansion are not read again as shell syntax.
+//
+// That holds only where the shell does nothing more with the word than pass it on. So a block
+// that uses a placeholder must keep to a plain subset of the shell, which is the rule stated in
+// README's Prompt files section:
+//
+//   - It is simple commands joined by |, &&, || and ;. Each is a program, written as a plain
+//     word, with its arguments, redirections to files it names itself, and variable
+//     assignments before the program.
+//   - A placeholder is only ever an argument: never the program, a variable's value or a
+//     redirection's target.
+//   - No program is a shell, an interpreter, a program that runs another program, or a shell
+//     builtin other than echo, printf (whose first argument, the format, is fixed), pwd, true,
+//     false and :. The other builtins evaluate their arguments, name variables with them (bash
+//     evaluates the subscript in a name such as a[$(...)]), or change how the shell runs what
+//     follows (cd changes where a relative program is found).
+//   - Nothing in it is a construct that runs a command, evaluates or is read differently by
+//     dash and bash: no $(...), (...), compound commands, $((...)), $[...], ${...} other than
+//     ${NAME}, $'...', unquoted braces, comments, background jobs (&) or here-documents; no
+//     placeholder right after a backslash or a $; every quote closed.
+//
+// In that subset dash and bash cut the text into the same words, so what the scanner below
+// decides about each word is what the shell will do. A block without placeholders is the
+// template author's shell: it is not checked.
 
 // quoting is how a placeholder stands in the shell text, and so how its reference is written.
 type quoting int
@@ -41,282 +64,399 @@ type part struct {
 	quote quoting
 }
 
-// construct is a part of the shell language that the scanner is inside.
-type construct struct {
-	kind  constructKind
-	open  string // how it opened, for messages: "$((", "${", ...
-	close string // what ends it: ")", "))", "}", "]", "]]", "\"", "'"
-	// For words: the current word as written so far ("" between words); whether it is, or the
-	// next word will be, in command position (the program to run); the program of the current
-	// command, once known; and the word before the current one.
-	word    string
-	command bool
-	program string
-	prev    string
+// shellError is what keeps a command block from passing its placeholders as data, at a byte
+// offset into its body.
+type shellError struct {
+	at  int
+	msg string
 }
 
-type constructKind int
+// token is a word, an operator that joins commands (|, ||, &&, ;) or a redirection operator.
+type token struct {
+	kind tokenKind
+	at   int    // byte offset into the body
+	text string // as written, placeholders and all
+	keys []string
+	// keyAt is the offset of a word's first placeholder.
+	keyAt int
+}
+
+type tokenKind int
 
 const (
-	words     constructKind = iota // the top level, $(...) or (...): placeholders are bare
-	dquoted                        // "...": placeholders are double
-	squoted                        // '...': placeholders are single
-	evaluated                      // $((...)), ((...)), $[...], [[...]], ${...}: the shell evaluates the words as an expression
-	comment                        // from # to the end: nothing runs
+	word tokenKind = iota
+	joiner
+	redirection
 )
 
 var (
-	// commandFollows are the words after which a command still follows.
-	commandFollows = []string{"if", "then", "else", "elif", "while", "until", "do", "!", "{", "time"}
-	// wrappers are programs whose first argument that is not an option is the program they run.
-	wrappers = []string{"env", "exec", "command", "builtin", "nohup"}
-	// interpreters are the shell's builtins that run their arguments as shell or evaluate them
-	// (bash evaluates array subscripts in the names declare and friends are given, and in let).
-	interpreters = []string{"eval", "trap", "alias", ".", "source", "let", "declare", "typeset", "local", "readonly", "export"}
-	// shells run the argument after -c as a script.
-	shells = []string{"sh", "bash", "dash", "ash", "ksh", "mksh", "zsh", "busybox"}
-	// assignmentRE is the start of a word that assigns a variable rather than names a program.
-	assignmentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
-	// scriptFlagRE is a shell's option word that takes a script: -c, -ec, -lc, ...
-	scriptFlagRE = regexp.MustCompile(`^-[A-Za-z]*c[A-Za-z]*$`)
+	// keywords start or end compound commands where a command's name goes.
+	keywords = []string{
+		"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do",
+		"done", "in", "function", "time", "coproc", "!", "[[", "]]",
+	}
+	// builtins are the builtins of bash and dash; plainBuiltins the only ones a command that
+	// uses a placeholder may run, as they neither evaluate nor name anything with their
+	// arguments.
+	builtins = []string{
+		".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "chdir", "command",
+		"compgen", "complete", "compopt", "continue", "declare", "dirs", "disown", "echo", "enable",
+		"eval", "exec", "exit", "export", "false", "fc", "fg", "getopts", "hash", "help", "history",
+		"jobs", "kill", "let", "local", "logout", "mapfile", "popd", "printf", "pushd", "pwd", "read",
+		"readarray", "readonly", "return", "set", "shift", "shopt", "source", "suspend", "test",
+		"times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait",
+	}
+	plainBuiltins = []string{"echo", "printf", "pwd", "true", "false", ":"}
+	// shellRE and interpreterRE name programs that run their arguments as code (versioned
+	// names included: python3.12, perl5.36); wrappers run a program their arguments name.
+	shellRE = regexp.MustCompile(`^(sh|bash|rbash|dash|ash|ksh|ksh93|mksh|pdksh|oksh|loksh|zsh|` +
+		`yash|posh|fish|csh|tcsh|busybox|toybox)[0-9.]*$`)
+	interpreterRE = regexp.MustCompile(`^(awk|gawk|mawk|nawk|sed|gsed|perl|python|pypy|ruby|irb|` +
+		`node|nodejs|deno|bun|php|lua|luajit|tclsh|wish|expect|Rscript|R|julia|guile|racket|ocaml|` +
+		`ghci|runghc|groovy|jshell|osascript|m4|dc|bc|vim|vi|nvim|emacs|ed|ex|gdb|lldb)[0-9.]*$`)
+	wrappers = []string{
+		"env", "nohup", "timeout", "nice", "ionice", "stdbuf", "setsid", "sudo", "su", "doas",
+		"runuser", "setpriv", "chroot", "flock", "xargs", "parallel", "watch", "strace", "ltrace",
+		"valgrind", "unshare", "nsenter", "chrt", "taskset", "prlimit", "numactl", "systemd-run",
+		"script", "fakeroot", "firejail", "bwrap", "ssh", "rsh", "find", "make", "gmake", "npx", "npm",
+		"pnpm", "pnpx", "yarn", "bunx", "uvx", "uv", "pipx", "poetry", "docker", "podman", "kubectl",
+	}
+	// plainRE is how a program must be written: no quotes, expansions or patterns.
+	plainRE = regexp.MustCompile(`^[A-Za-z0-9_./+:@-]+$`)
+	// assignmentRE is a word that assigns a variable before the program.
+	assignmentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\+?=`)
+	// paramRE is what ${...} may hold: a name, a positional parameter or a special one.
+	paramRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])$`)
 )
 
-// scanner follows the POSIX shell's quoting and nesting through one command block: one line (a
-// command block cannot span lines) that holds no backtick (a backtick ends the block).
-type scanner struct {
-	body     string
-	stack    []construct
-	parts    []part
-	problems []string
-	last     int  // end of the text already cut into parts
-	escaped  bool // the previous character was an unquoted backslash
-	head     bool // the next character starts a word
-	ansi     bool // $'...' seen
+// scanCommand cuts the body of a command block (one line, no backtick) into shell text and
+// placeholders, telling for each placeholder how it stands. A body with placeholders that
+// leaves the plain subset above is refused, with the first thing that does.
+func scanCommand(body string) ([]part, *shellError) {
+	marks := placeholderRE.FindAllStringSubmatchIndex(body, -1)
+	if len(marks) == 0 {
+		return []part{{text: body}}, nil
+	}
+	l := &lexer{body: body, marks: marks}
+	if err := l.run(); err != nil {
+		return nil, l.explain(err)
+	}
+	if err := check(l.tokens); err != nil {
+		return nil, l.explain(err)
+	}
+	return l.parts, nil
 }
 
-// scanCommand cuts the body of a command block into shell text and placeholders, telling for
-// each placeholder how it stands.
-//
-// A placeholder is refused, with a message, where a reference cannot carry its value as data:
-// where a command's name goes (its value would name the program to run); inside a construct a
-// shell evaluates as an expression (bash evaluates array subscripts in the value of a variable
-// used in arithmetic, running any $(...) in them); right after a backslash (which would escape
-// the reference); in a command that uses $'...' quoting (which sh and bash end differently); or
-// in a command whose quotes or brackets do not close.
-func scanCommand(body string) ([]part, []string) {
-	s := &scanner{body: body, stack: []construct{{kind: words, command: true}}, head: true}
-	marks := placeholderRE.FindAllStringSubmatchIndex(body, -1)
+// lexer cuts a body into tokens and parts, refusing what leaves the plain subset.
+type lexer struct {
+	body   string
+	marks  [][]int // the placeholders not yet read: start, end, key start, key end
+	parts  []part
+	last   int // end of the text already cut into parts
+	tokens []token
+	cur    *token // the word being read; nil between words
+}
+
+// explain completes a problem's message with the keys of the block and the way that works.
+func (l *lexer) explain(e *shellError) *shellError {
+	var keys []string
+	for _, m := range placeholderRE.FindAllStringSubmatch(l.body, -1) {
+		if !slices.Contains(keys, m[1]) {
+			keys = append(keys, m[1])
+		}
+	}
+	key := "{{" + keys[0] + "}}"
+	msg := strings.ReplaceAll(e.msg, "$KEYS", braces(keys))
+	return &shellError{at: e.at, msg: msg + "; give a value only as an argument of a plain command, as in printf '%s\\n' " + key + " or ./a-script-of-the-repository " + key + ", and do the rest in a command without placeholders"}
+}
+
+// construct is the problem of a construct a command that uses a placeholder cannot have.
+func construct(at int, what string) *shellError {
+	return &shellError{at: at, msg: "it uses $KEYS, so it may only be simple commands joined by |, &&, || or ;, but " + what}
+}
+
+// mark returns the placeholder that starts at i, or nil.
+func (l *lexer) mark(i int) []int {
+	if len(l.marks) > 0 && l.marks[0][0] == i {
+		return l.marks[0]
+	}
+	return nil
+}
+
+// extend adds body[i:i+n] to the current word, starting one when there is none.
+func (l *lexer) extend(i, n int) {
+	if l.cur == nil {
+		l.cur = &token{kind: word, at: i}
+	}
+	l.cur.text += l.body[i : i+n]
+}
+
+// endWord ends the current word, if any.
+func (l *lexer) endWord() {
+	if l.cur != nil {
+		l.tokens = append(l.tokens, *l.cur)
+		l.cur = nil
+	}
+}
+
+// placeholder reads the placeholder m, standing as q says.
+func (l *lexer) placeholder(m []int, q quoting) {
+	if l.last < m[0] {
+		l.parts = append(l.parts, part{text: l.body[l.last:m[0]]})
+	}
+	key := l.body[m[2]:m[3]]
+	l.parts = append(l.parts, part{key: key, quote: q})
+	l.last = m[1]
+	l.extend(m[0], m[1]-m[0])
+	if len(l.cur.keys) == 0 {
+		l.cur.keyAt = m[0]
+	}
+	l.cur.keys = append(l.cur.keys, key)
+	l.marks = l.marks[1:]
+}
+
+// run reads the whole body.
+func (l *lexer) run() *shellError {
+	body := l.body
+	q, quoteAt := bare, 0
 	for i := 0; i < len(body); {
-		if len(marks) > 0 && marks[0][0] == i {
-			s.placeholder(i, marks[0][1], body[marks[0][2]:marks[0][3]])
-			i = marks[0][1]
-			marks = marks[1:]
+		if m := l.mark(i); m != nil {
+			l.placeholder(m, q)
+			i = m[1]
 			continue
 		}
-		i += s.char(i)
-	}
-	if s.last < len(body) {
-		s.parts = append(s.parts, part{text: body[s.last:]})
-	}
-	keys := placeholderKeys(s.parts)
-	if keys != "" && len(s.problems) == 0 {
-		switch t := s.top(); {
-		case s.ansi:
-			s.problems = append(s.problems, fmt.Sprintf("the command uses $'...' quoting, which sh and bash end in different places, so there is no telling how to pass %s; use '...' or \"...\"", keys))
-		case t.kind != comment && len(s.stack) > 1:
-			s.problems = append(s.problems, fmt.Sprintf("%s is not closed in the command, so there is no telling how to pass %s; close it", t.open, keys))
+		n, err := l.char(i, q)
+		if err != nil {
+			return err
 		}
-	}
-	return s.parts, s.problems
-}
-
-func (s *scanner) top() *construct { return &s.stack[len(s.stack)-1] }
-
-func (s *scanner) push(kind constructKind, open, close string) {
-	s.stack = append(s.stack, construct{kind: kind, open: open, close: close, command: kind == words})
-}
-
-func (s *scanner) pop() { s.stack = s.stack[:len(s.stack)-1] }
-
-// innermost returns the index of the innermost construct of kind; -1 when none encloses.
-func (s *scanner) innermost(kind constructKind) int {
-	for i := len(s.stack) - 1; i >= 0; i-- {
-		if s.stack[i].kind == kind {
-			return i
+		switch c := body[i]; {
+		case q == single && c == '\'', q == double && c == '"':
+			q = bare
+		case q == bare && c == '\'':
+			q, quoteAt = single, i
+		case q == bare && c == '"':
+			q, quoteAt = double, i
 		}
+		i += n
 	}
-	return -1
+	if q != bare {
+		return construct(quoteAt, fmt.Sprintf("its %c is not closed", body[quoteAt]))
+	}
+	l.endWord()
+	if l.last < len(body) {
+		l.parts = append(l.parts, part{text: body[l.last:]})
+	}
+	return nil
 }
 
-// placeholder records the placeholder body[at:end] of key and how it stands.
-func (s *scanner) placeholder(at, end int, key string) {
-	if s.last < at {
-		s.parts = append(s.parts, part{text: s.body[s.last:at]})
-	}
-	p := part{key: key, quote: bare}
-	w := s.innermost(words)
-	switch t := s.top(); {
-	case t.kind == comment:
-	case s.escaped:
-		s.problem(key, "follows a backslash, which would change how it is read; remove the backslash")
-	case s.innermost(evaluated) >= 0:
-		e := s.stack[s.innermost(evaluated)]
-		s.problem(key, fmt.Sprintf("stands inside %s...%s, where a shell evaluates it as an expression and could run what it holds; use it as an argument of a command instead", e.open, e.close))
-	case s.stack[w].command && !assignmentRE.MatchString(s.stack[w].word):
-		s.problem(key, "stands where a command's name goes, so its value would name the program to run; use it as an argument of a command instead")
-	case slices.Contains(interpreters, s.stack[w].program):
-		s.problem(key, fmt.Sprintf("is an argument of %s, which runs or evaluates its arguments as shell; use it as an argument of another command", s.stack[w].program))
-	case slices.Contains(shells, s.stack[w].program) && scriptFlagRE.MatchString(unquote(s.stack[w].prev)):
-		sh := s.stack[w].program
-		s.problem(key, fmt.Sprintf("is in the script of %s %s, which runs it as shell; pass it after the script instead, as in %s -c 'printf %%s \"$1\"' %s {{%s}}", sh, unquote(s.stack[w].prev), sh, sh, key))
-	case t.kind == dquoted:
-		p.quote = double
-	case t.kind == squoted:
-		p.quote = single
-	}
-	s.stack[w].word += s.body[at:end]
-	s.parts = append(s.parts, p)
-	s.last = end
-	s.escaped, s.head = false, false
-}
-
-func (s *scanner) problem(key, msg string) {
-	s.problems = append(s.problems, "{{"+key+"}} "+msg)
-}
-
-// char reads the character at i and returns how many bytes it took.
-func (s *scanner) char(i int) int {
-	c := s.body[i]
-	rest := s.body[i:]
-	n := 1
-	wasEscaped := s.escaped
-	w := s.innermost(words) // the words c belongs to, before c opens or closes anything
-	t := *s.top()
+// char reads what starts at i, in quotes q, and returns how many bytes it took.
+func (l *lexer) char(i int, q quoting) (int, *shellError) {
+	body := l.body
+	c := body[i]
+	next := func(s string) bool { return strings.HasPrefix(body[i+1:], s) }
 	switch {
-	case t.kind == comment:
-	case t.kind == squoted:
-		if c == '\'' {
-			s.pop()
-		}
-	case s.escaped:
-		s.escaped = false
+	case q == single:
 	case c == '\\':
-		s.escaped = true
-	case t.kind == dquoted:
-		switch c {
-		case '"':
-			s.pop()
-		case '$':
-			n = s.dollar(rest, false)
+		if l.mark(i+1) != nil {
+			return 0, &shellError{at: i + 1, msg: "{{" + l.body[l.marks[0][2]:l.marks[0][3]] + "}} follows a backslash, which would change how its reference is read; remove the backslash"}
 		}
-	default: // words or evaluated
+		if i+1 == len(body) {
+			return 0, construct(i, "it ends with a backslash")
+		}
+		if q == double && strings.IndexByte("$`\"\\", body[i+1]) < 0 {
+			break // a backslash that escapes nothing in "..."
+		}
+		l.extend(i, 2)
+		return 2, nil
+	case c == '$':
+		n, err := l.dollar(i, q)
+		if err == nil {
+			l.extend(i, n)
+		}
+		return n, err
+	case q == double:
+	case c == ' ' || c == '\t':
+		l.endWord()
+		return 1, nil
+	case c == '#' && l.cur == nil:
+		return 0, construct(i, "# starts a comment")
+	case c == '(' || c == ')':
+		return 0, construct(i, fmt.Sprintf("%c is shell syntax (a subshell, a function, an array, a case pattern)", c))
+	case c == '{' || c == '}':
+		return 0, construct(i, fmt.Sprintf("%c is unquoted (a group of commands, or bash's brace expansion); quote it", c))
+	case c == '|' && next("&"):
+		return 0, construct(i, "|& is bash's alone")
+	case c == '&' && !next("&"):
+		return 0, construct(i, "& runs a command in the background (or is bash's &>)")
+	case c == ';' && (next(";") || next("&")):
+		return 0, construct(i, body[i:i+2]+" belongs to case")
+	case c == '<' && next("<"):
+		return 0, construct(i, "<< starts a here-document")
+	case c == '|' || c == '&' || c == ';':
+		op := string(c)
+		if (c == '|' && next("|")) || c == '&' {
+			op += op
+		}
+		l.endWord()
+		l.tokens = append(l.tokens, token{kind: joiner, at: i, text: op})
+		return len(op), nil
+	case c == '<' || c == '>':
+		return l.redirect(i), nil
+	}
+	l.extend(i, 1)
+	return 1, nil
+}
+
+// redirect reads the redirection operator at i: the current word, when it is all digits, is
+// the file descriptor it redirects (2>).
+func (l *lexer) redirect(i int) int {
+	at := i
+	if w := l.cur; w != nil && len(w.keys) == 0 && strings.Trim(w.text, "0123456789") == "" && w.at+len(w.text) == i {
+		at, l.cur = w.at, nil
+	}
+	l.endWord()
+	op := l.body[i : i+1]
+	if two := l.body[i:min(i+2, len(l.body))]; slices.Contains([]string{"<>", "<&", ">>", ">&", ">|"}, two) {
+		op = two
+	}
+	l.tokens = append(l.tokens, token{kind: redirection, at: at, text: l.body[at:i] + op})
+	return len(op)
+}
+
+// dollar reads the $ at i, in quotes q: a parameter or a literal $; anything else it may start
+// is refused.
+func (l *lexer) dollar(i int, q quoting) (int, *shellError) {
+	body := l.body
+	j := i + 1
+	if m := l.mark(j); m != nil {
+		return 0, &shellError{at: j, msg: "{{" + body[m[2]:m[3]] + "}} follows a $, which would read its reference as another expansion; remove the $ or quote it"}
+	}
+	if j == len(body) {
+		return 1, nil
+	}
+	rest := body[j:]
+	switch c := body[j]; {
+	case strings.HasPrefix(rest, "(("):
+		return 0, construct(i, "$((...)) evaluates arithmetic")
+	case c == '(':
+		return 0, construct(i, "$(...) runs a command")
+	case c == '[':
+		return 0, construct(i, "$[...] evaluates arithmetic")
+	case c == '{':
+		end := strings.IndexByte(rest, '}')
+		if end < 0 || !paramRE.MatchString(rest[1:end]) {
+			return 0, construct(i, "${...} holds more than a name, and bash evaluates what it holds (subscripts, ${!name}, defaults)")
+		}
+		return end + 2, nil
+	case q == bare && (c == '\'' || c == '"'):
+		return 0, construct(i, fmt.Sprintf("$%c...%c quoting is bash's, and dash reads it otherwise", c, c))
+	case c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z':
+		n := 1
+		for j+n < len(body) && (body[j+n] == '_' || 'A' <= body[j+n] && body[j+n] <= 'Z' || 'a' <= body[j+n] && body[j+n] <= 'z' || '0' <= body[j+n] && body[j+n] <= '9') {
+			n++
+		}
+		return 1 + n, nil
+	case '0' <= c && c <= '9' || strings.IndexByte("@*#?$!-", c) >= 0:
+		return 2, nil
+	}
+	return 1, nil
+}
+
+// check reads the tokens as commands joined by operators and checks each command.
+func check(tokens []token) *shellError {
+	var cmd []token
+	for _, t := range tokens {
+		if t.kind != joiner {
+			cmd = append(cmd, t)
+			continue
+		}
+		if len(cmd) == 0 {
+			return construct(t.at, "no command comes before its "+t.text)
+		}
+		if err := checkCommand(cmd); err != nil {
+			return err
+		}
+		cmd = nil
+	}
+	if len(cmd) > 0 {
+		return checkCommand(cmd)
+	}
+	if last := tokens[len(tokens)-1]; last.kind == joiner && last.text != ";" {
+		return construct(last.at, "no command comes after its "+last.text)
+	}
+	return nil
+}
+
+// checkCommand checks one simple command: its assignments, redirections, program and
+// arguments.
+func checkCommand(cmd []token) *shellError {
+	program := ""
+	args := 0
+	for i := 0; i < len(cmd); i++ {
+		t := cmd[i]
+		key := ""
+		if len(t.keys) > 0 {
+			key = "{{" + t.keys[0] + "}}"
+		}
 		switch {
-		case c == '\'':
-			s.push(squoted, "'", "'")
-		case c == '"':
-			s.push(dquoted, `"`, `"`)
-		case c == '$':
-			n = s.dollar(rest, true)
-		case c == '#' && s.head && t.kind == words:
-			s.push(comment, "#", "")
-		case strings.HasPrefix(rest, "((") && s.head && t.kind == words:
-			s.push(evaluated, "((", "))")
-			n = 2
-		case strings.HasPrefix(rest, "[[") && s.head && t.kind == words:
-			s.push(evaluated, "[[", "]]")
-			n = 2
-		case c == '(':
-			s.push(t.kind, "(", ")")
-		case len(s.stack) > 1 && strings.HasPrefix(rest, t.close):
-			n = len(t.close)
-			s.pop()
-			if w == len(s.stack) {
-				w = -1 // c closed the words it belonged to
+		case t.kind == redirection:
+			if i+1 == len(cmd) || cmd[i+1].kind != word {
+				return construct(t.at, "its "+t.text+" has no file")
+			}
+			i++
+			if target := cmd[i]; len(target.keys) > 0 {
+				return &shellError{at: target.keyAt, msg: "{{" + target.keys[0] + "}} is the file of a redirection, so its value would name the file to read or write"}
+			}
+		case program == "" && assignmentRE.MatchString(t.text):
+			if key != "" {
+				return &shellError{at: t.keyAt, msg: key + " is assigned to a variable, where bash may evaluate it (declare -i, OPTIND, RANDOM, ...)"}
+			}
+		case program == "":
+			if key != "" {
+				return &shellError{at: t.keyAt, msg: key + " stands where a command's name goes, so its value would name the program to run"}
+			}
+			if msg := refusedProgram(t.text); msg != "" {
+				return construct(t.at, msg)
+			}
+			program = path.Base(t.text)
+		default:
+			args++
+			if program == "printf" && args == 1 {
+				if key != "" {
+					return &shellError{at: t.keyAt, msg: key + " is the format of printf, which reads % and \\ in it (and bash's printf -v names a variable); give printf a fixed format first"}
+				}
+				if strings.HasPrefix(unquote(t.text), "-") {
+					return construct(t.at, "printf's first argument, "+t.text+", is an option, not its format (bash's printf -v names a variable)")
+				}
 			}
 		}
 	}
-	separates := strings.IndexByte(" \t;&|()<>", c) >= 0 && !wasEscaped && t.kind == words
-	if w >= 0 && w < len(s.stack) {
-		s.word(&s.stack[w], rest[:n], separates)
-	}
-	s.head = separates
-	return n
+	return nil
 }
 
-// word follows the words of a command through text, which separates words when sep is set:
-// ;, &, | and an unmatched ) (a case pattern's) start a new command.
-func (s *scanner) word(w *construct, text string, sep bool) {
-	if !sep {
-		w.word += text
-		return
-	}
-	if w.word != "" {
-		w.endWord()
-	}
-	if strings.ContainsAny(text, ";&|()") {
-		w.command, w.program, w.prev = true, "", ""
-	}
-}
-
-// endWord ends the current word. In command position a word other than an assignment or one
-// of commandFollows names the program, and ends command position unless the program is one of
-// wrappers (whose options are skipped).
-func (w *construct) endWord() {
-	word := w.word
-	w.word, w.prev = "", word
-	switch {
-	case !w.command || assignmentRE.MatchString(word) || slices.Contains(commandFollows, word):
-	case slices.Contains(wrappers, w.program) && strings.HasPrefix(word, "-"):
-	default:
-		w.program = path.Base(unquote(word))
-		w.command = slices.Contains(wrappers, w.program)
-	}
-}
-
-// unquote drops the quotes and backslashes of a word as written: how a program name or an
-// option reads once the shell has removed them.
+// unquote drops the quotes and backslashes of a word as written: how it reads once the shell
+// has removed them.
 func unquote(word string) string {
 	return strings.NewReplacer(`"`, "", "'", "", `\`, "").Replace(word)
 }
 
-// expansions are what a "$" may open, longest first.
-var expansions = []struct {
-	kind        constructKind
-	open, close string
-}{
-	{evaluated, "$((", "))"},
-	{words, "$(", ")"},
-	{evaluated, "${", "}"},
-	{evaluated, "$[", "]"},
-}
-
-// dollar handles a "$" at the start of rest, in words (inWords) or inside double quotes, and
-// returns how many bytes it takes.
-func (s *scanner) dollar(rest string, inWords bool) int {
-	for _, e := range expansions {
-		if strings.HasPrefix(rest, e.open) {
-			s.push(e.kind, e.open, e.close)
-			return len(e.open)
-		}
+// refusedProgram says why a command that uses a placeholder cannot run program, written as
+// word; "" when it can.
+func refusedProgram(word string) string {
+	name := path.Base(word)
+	switch {
+	case slices.Contains(keywords, word):
+		return "`" + word + "` starts or ends a compound command"
+	case slices.Contains(builtins, name) && !slices.Contains(plainBuiltins, name):
+		return "`" + word + "` is a shell builtin that evaluates or names variables or changes how the shell runs (only " + strings.Join(plainBuiltins, ", ") + " are plain)"
+	case shellRE.MatchString(name):
+		return "`" + word + "` is a shell, which runs its arguments as shell"
+	case interpreterRE.MatchString(name):
+		return "`" + word + "` runs code that its arguments give"
+	case slices.Contains(wrappers, name):
+		return "`" + word + "` runs a program that its arguments name"
+	case !plainRE.MatchString(word):
+		return "its program, " + word + ", is not a plain word (letters, digits and _ . / + : @ -)"
 	}
-	if inWords && strings.HasPrefix(rest, "$'") {
-		s.ansi = true
-		s.push(squoted, "$'", "'")
-		return 2
-	}
-	return 1
-}
-
-// placeholderKeys names the placeholders of parts for messages: "{{A}}" or "{{A}} and {{B}}".
-func placeholderKeys(parts []part) string {
-	var keys []string
-	for _, p := range parts {
-		if p.key != "" && !slices.Contains(keys, p.key) {
-			keys = append(keys, p.key)
-		}
-	}
-	if len(keys) == 0 {
-		return ""
-	}
-	return braces(keys)
+	return ""
 }
