@@ -15,6 +15,9 @@ import (
 // Policy says which requests the relay forwards: reads of one repository.
 type Policy struct {
 	Owner, Name string
+	// Known says whether a GraphQL node id is one of the repository's issues or pull requests,
+	// which the relay saw in an earlier answer; nil knows none.
+	Known func(id string) bool
 }
 
 // Kind is the API a request is for.
@@ -254,6 +257,11 @@ func (c *gqlCheck) field(f *ast.Field) error {
 		return nil
 	case f.Name == "search":
 		return c.p.checkSearch(c.arg(f, "query"))
+	case f.Name == "node":
+		if id := c.arg(f, "id"); c.p.Known != nil && c.p.Known(id) {
+			return nil
+		}
+		return fmt.Errorf("GraphQL may read node(id:) only for an issue or pull request of %s/%s found by an earlier query", c.p.Owner, c.p.Name)
 	}
 	return fmt.Errorf("GraphQL may read repository(owner: %q, name: %q), a search scoped to it, rateLimit and the schema; not %s", c.p.Owner, c.p.Name, f.Name)
 }

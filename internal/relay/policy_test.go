@@ -80,7 +80,7 @@ func TestPolicy(t *testing.T) {
 		{name: "another repository", method: "POST", path: "/graphql", body: gql(ghIssueList, map[string]any{"owner": "octo", "repo": "private"}), why: "not \"octo\"/\"private\""},
 		{name: "repository without args", method: "POST", path: "/graphql", body: gql(`query($owner: String!) { repository(owner: $owner, name: "repo") { id } }`, nil), why: "repository(owner"},
 		{name: "viewer", method: "POST", path: "/graphql", body: gql(`{ viewer { repositories(first: 100) { nodes { name } } } }`, nil), why: "not viewer"},
-		{name: "node", method: "POST", path: "/graphql", body: gql(`{ node(id: "R_x") { id } }`, nil), why: "not node"},
+		{name: "node", method: "POST", path: "/graphql", body: gql(`{ node(id: "R_x") { id } }`, nil), why: "found by an earlier query"},
 		{name: "aliased viewer", method: "POST", path: "/graphql", body: gql(`{ repository: viewer { login } }`, nil), why: "not viewer"},
 		{name: "inline fragment hides a field", method: "POST", path: "/graphql", body: gql(`{ ... on Query { organization(login: "x") { id } } }`, nil), why: "not organization"},
 		{name: "fragment cycle", method: "POST", path: "/graphql", body: gql(`{ ...a } fragment a on Query { ...a }`, nil), why: "spreads itself"},

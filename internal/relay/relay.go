@@ -2,6 +2,7 @@ package relay
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,6 +60,7 @@ type Relay struct {
 	used     int
 	remain   int // GitHub's last X-RateLimit-Remaining; -1 unknown
 	refused  []string
+	ids      map[string]bool // issues and pull requests the sandbox was shown; see learn
 	listener net.Listener
 	server   *http.Server
 	dir      string
@@ -189,7 +191,9 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.refuse(w, http.StatusRequestEntityTooLarge, &Refusal{Method: req.Method, Path: req.URL.EscapedPath(), Reason: "the body is over 1 MiB, or unreadable"})
 		return
 	}
-	kind, path, err := r.o.Policy.Check(Request{Method: req.Method, Path: req.URL.EscapedPath(), Query: req.URL.Query(), Body: body})
+	policy := r.o.Policy
+	policy.Known = r.known
+	kind, path, err := policy.Check(Request{Method: req.Method, Path: req.URL.EscapedPath(), Query: req.URL.Query(), Body: body})
 	var refusal *Refusal
 	if errors.As(err, &refusal) {
 		r.refuse(w, http.StatusForbidden, refusal)
@@ -234,8 +238,77 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 		w.Header()[k] = v
 	}
+	if kind != GraphQL {
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(w, resp.Body)
+		return
+	}
+	// The issues and pull requests a query found may be read again by their id.
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	r.learn(answer)
 	w.WriteHeader(resp.StatusCode)
-	_, _ = io.Copy(w, resp.Body)
+	_, _ = w.Write(answer)
+	if err == nil {
+		_, _ = io.Copy(w, resp.Body)
+	}
+}
+
+// maxAnswer bounds the part of a GraphQL answer the relay reads for ids; maxKnown how many it
+// keeps.
+const (
+	maxAnswer = 16 << 20
+	maxKnown  = 10000
+)
+
+// learn keeps the ids of the issues and pull requests in a GraphQL answer about the repository:
+// gh reads an issue's comments again through node(id).
+func (r *Relay) learn(answer []byte) {
+	var v any
+	if json.Unmarshal(answer, &v) != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ids == nil {
+		r.ids = map[string]bool{}
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if id, ok := v["id"].(string); ok && issueID(id) && len(r.ids) < maxKnown {
+				r.ids[id] = true
+			}
+			for _, c := range v {
+				walk(c)
+			}
+		case []any:
+			for _, c := range v {
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+}
+
+func (r *Relay) known(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ids[id]
+}
+
+// issueID says whether id is GitHub's global id of an issue or a pull request: I_ and PR_ in
+// the current format, "05:Issue…" and "011:PullRequest…" in base64 in the legacy one.
+func issueID(id string) bool {
+	if strings.HasPrefix(id, "I_") || strings.HasPrefix(id, "PR_") {
+		return true
+	}
+	b, err := base64.StdEncoding.DecodeString(id)
+	if err != nil {
+		return false
+	}
+	_, kind, _ := strings.Cut(string(b), ":")
+	return strings.HasPrefix(kind, "Issue") || strings.HasPrefix(kind, "PullRequest")
 }
 
 // spend counts one more forwarded request, or says why none may be.
