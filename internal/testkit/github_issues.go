@@ -291,7 +291,7 @@ func (g *GitHub) createReview(w http.ResponseWriter, r *http.Request, body []byt
 		if !lines[fmt.Sprintf("%s:%s:%d", c.Path, side, c.Line)] {
 			respond(w, http.StatusUnprocessableEntity, map[string]any{
 				"message": "Unprocessable Entity", "status": "422",
-				"errors":  []string{"Pull request review thread line must be part of the diff"},
+				"errors": []string{"Pull request review thread line must be part of the diff"},
 			})
 			return
 		}
