@@ -39,6 +39,7 @@ var (
 	_ engine.GitGuard   = guard{}
 	_ engine.Sessions   = (*session.Carrier)(nil)
 	_ engine.Publisher  = publisher{}
+	_ engine.Outputs    = (*githubapi.Repo)(nil)
 	_ run.Log           = (*report.Log)(nil)
 )
 
@@ -53,7 +54,7 @@ func (s *setup) deps(rep *runner.Reporter) engine.Deps {
 		OpenLog:    runner.OpenLog,
 	}
 	if s.gh.repo != nil {
-		d.GitHub, d.Progress = s.gh.repo, s.gh.repo.LiveComment(rep.Warning)
+		d.GitHub, d.Progress, d.Outputs = s.gh.repo, s.gh.repo.LiveComment(rep.Warning), s.gh.repo
 	}
 	return d
 }
