@@ -91,3 +91,53 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 	}
 	checkNoToken(t, a, inv)
 }
+
+// TestDockerReviewOnePerRun is the review workflow on a pull_request event: the agent's output
+// becomes one review, its comments on their lines of the diff but the one outside it, which
+// moves into the body; a re-run posts nothing it posted before.
+func TestDockerReviewOnePerRun(t *testing.T) {
+	answer := testkit.Text(`<result>{"summary": "Two remarks.", "comments": [` +
+		`{"path": "main.go", "line": 2, "body": "Name this constant."},` +
+		`{"path": "main.go", "line": 1, "side": "LEFT", "body": "Why was this removed?", "suggestion": "package old"},` +
+		`{"path": "README.md", "line": 40, "body": "Outside the diff."}]}</result>`)
+	a := newDockerAction(t, answer, answer)
+	g := withGitHub(t, a, ghToken)
+	g.api.SetPermission("maintainer", "write")
+	pr := g.api.AddPR(testkit.FakePR{Number: 5, Head: "feature", Base: "main", Title: "Add main", Body: "Adds main.go"})
+	g.api.SetFiles(pr.Number, testkit.FakeFile{Name: "main.go", Patch: "@@ -1 +1,2 @@\n-package old\n+package main\n+const x = 1"})
+	g.event(t, "pull_request", map[string]any{
+		"action": "opened", "number": 5,
+		"pull_request": map[string]any{"number": 5, "title": "Add main", "body": "Adds main.go", "user": map[string]any{"login": "maintainer"},
+			"head": map[string]any{"ref": "feature", "sha": strings.Repeat("a", 40), "repo": map[string]any{"full_name": ghRepo}},
+			"base": map[string]any{"ref": "main", "repo": map[string]any{"full_name": ghRepo}}},
+		"sender":     map[string]any{"login": "maintainer", "type": "User"},
+		"repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}},
+	})
+	a.input("prompt", "Review the pull request; answer inside <result>...</result>.")
+	a.input("output-action", "review")
+	a.input("progress-comment", "false")
+	_, out := a.runWant(0)
+	reviews := g.api.Reviews(5)
+	if len(reviews) != 1 {
+		t.Fatalf("reviews = %+v; want one", reviews)
+	}
+	rv := reviews[0]
+	if rv.Event != "COMMENT" || rv.CommitID != strings.Repeat("a", 40) || len(rv.Comments) != 2 {
+		t.Errorf("review: event %s, commit %s, %d comments on lines; want COMMENT at the head, 2", rv.Event, rv.CommitID, len(rv.Comments))
+	}
+	if !strings.Contains(rv.Body, "Two remarks.") || !strings.Contains(rv.Body, "Outside the diff.") || strings.Contains(rv.Body, "Name this constant.") {
+		t.Errorf("review body:\n%s\nwant the summary and the comment outside the diff alone", rv.Body)
+	}
+	for _, c := range rv.Comments {
+		if c.Side == "LEFT" && !strings.Contains(c.Body, "```suggestion\npackage old\n```") {
+			t.Errorf("the LEFT comment lacks its suggestion: %s", c.Body)
+		}
+	}
+	if out["review-url"] == "" {
+		t.Error("no review-url output")
+	}
+
+	if _, out = a.runWant(0); len(g.api.Reviews(5)) != 1 || out["review-url"] != "" {
+		t.Errorf("the re-run posted again: %d reviews, review-url %q", len(g.api.Reviews(5)), out["review-url"])
+	}
+}
