@@ -9,8 +9,8 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
-	"github.com/sandcastle-action/sandcastle/internal/triage"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/triage"
 )
 
 func TestSummaryGolden(t *testing.T) {

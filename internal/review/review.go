@@ -75,7 +75,9 @@ type File struct {
 // RIGHT (in the new file), an unchanged one on both.
 type Lines map[string]bool
 
-func lineKey(path, side string, line int) string { return path + "\x00" + side + "\x00" + strconv.Itoa(line) }
+func lineKey(path, side string, line int) string {
+	return path + "\x00" + side + "\x00" + strconv.Itoa(line)
+}
 
 // Has reports whether c is on a line of the diff.
 func (l Lines) Has(c Comment) bool { return l[lineKey(c.Path, c.Side, c.Line)] }
