@@ -15,8 +15,9 @@
 #                change, skipped when the host's Go is not 1.26
 #   5. clis      the pinned agent CLIs from npm in the tools cache (scripts/install-agents.sh,
 #                shared with scripts/test.sh)
-#   6. image     sandcastle-test:claude: the base plus the native claude binary and an agent user;
-#                rebuilt when the claude version, the agent ids or the base image change
+#   6. image     sandcastle-test:claude: the base plus the native claude binary, Debian's gh (the
+#                package fetched with apt-get download, for the GitHub relay's tests) and an agent
+#                user; rebuilt when the claude or gh version, the agent ids or the base image change
 #   7. agents    sandcastle-test:agents: that image plus codex, opencode and copilot (their native
 #                binaries) and pi (with this host's node); rebuilt when a version or the image
 #                below changes
@@ -303,11 +304,28 @@ clis() {
 	outcome="claude $CLAUDE_CODE_VERSION, codex $CODEX_VERSION, pi $PI_VERSION, opencode $OPENCODE_VERSION, copilot $COPILOT_VERSION"
 }
 
+# gh_deb puts Debian's gh package in the tools cache and names it in $gh_deb; apt-get update
+# only when the download cannot find it.
+gh_deb() {
+	local dir="$tools/gh-deb" log="$logdir/provision-apt.log"
+	mkdir -p "$dir"
+	gh_deb=$(find "$dir" -name 'gh_*.deb' | head -n 1)
+	[ -n "$gh_deb" ] && return
+	if ! (cd "$dir" && apt-get download gh >"$log" 2>&1); then
+		run_logged "$log" as_root apt-get update -q
+		(cd "$dir" && run_logged "$log" apt-get download gh)
+	fi
+	gh_deb=$(find "$dir" -name 'gh_*.deb' | head -n 1)
+	[ -n "$gh_deb" ] || die "apt-get download gh left no package in $dir"
+}
+
 image() {
-	local base_id want have old
+	local base_id want have old gh_version
+	gh_deb
+	gh_version=$(basename "$gh_deb" .deb)
 	base_id=$(docker image inspect --format '{{.Id}}' "$BASE_IMAGE")
-	want="$CLAUDE_CODE_VERSION $AGENT_UID $AGENT_GID $base_id"
-	have=$(docker image inspect --format '{{index .Config.Labels "sandcastle.test.claude-version"}} {{index .Config.Labels "sandcastle.test.agent-uid"}} {{index .Config.Labels "sandcastle.test.agent-gid"}} {{index .Config.Labels "sandcastle.test.base"}}' "$CLAUDE_IMAGE" 2>/dev/null || true)
+	want="$CLAUDE_CODE_VERSION $AGENT_UID $AGENT_GID $base_id $gh_version"
+	have=$(docker image inspect --format '{{index .Config.Labels "sandcastle.test.claude-version"}} {{index .Config.Labels "sandcastle.test.agent-uid"}} {{index .Config.Labels "sandcastle.test.agent-gid"}} {{index .Config.Labels "sandcastle.test.base"}} {{index .Config.Labels "sandcastle.test.gh"}}' "$CLAUDE_IMAGE" 2>/dev/null || true)
 	if [ "$have" = "$want" ]; then
 		outcome="up to date (claude $CLAUDE_CODE_VERSION)"
 		return
@@ -318,6 +336,7 @@ image() {
 	trap 'rm -rf "$ctx"' EXIT
 	# A hard link spares copying a 400 MB file when the cache and the temp dir share a disk.
 	ln "$claude_real" "$ctx/claude" 2>/dev/null || cp "$claude_real" "$ctx/claude"
+	cp "$gh_deb" "$ctx/gh.deb"
 	# -o: the ids come from the workspace owner and may already be taken in the image (0, 100...).
 	cat >"$ctx/Dockerfile" <<-'EOF'
 		FROM debian:bookworm-slim
@@ -327,6 +346,8 @@ image() {
 		 && useradd --non-unique --uid "$AGENT_UID" --gid "$AGENT_GID" \
 		      --home-dir /home/agent --create-home --shell /bin/bash agent
 		COPY claude /usr/local/bin/claude
+		COPY gh.deb /tmp/gh.deb
+		RUN dpkg -i /tmp/gh.deb && rm /tmp/gh.deb
 		WORKDIR /home/agent
 	EOF
 	run_logged "$logdir/provision-build.log" docker build --quiet --force-rm \
@@ -335,11 +356,12 @@ image() {
 		--label "sandcastle.test.agent-uid=$AGENT_UID" \
 		--label "sandcastle.test.agent-gid=$AGENT_GID" \
 		--label "sandcastle.test.base=$base_id" \
+		--label "sandcastle.test.gh=$gh_version" \
 		--tag "$CLAUDE_IMAGE" "$ctx"
 	rm -rf "$ctx"
 	trap - EXIT
 	drop_replaced "$old" "$CLAUDE_IMAGE"
-	outcome="built (claude $CLAUDE_CODE_VERSION, agent $AGENT_UID:$AGENT_GID)"
+	outcome="built (claude $CLAUDE_CODE_VERSION, $gh_version, agent $AGENT_UID:$AGENT_GID)"
 }
 
 # agents_image adds the other agent CLIs to the claude image. codex is a static binary, opencode

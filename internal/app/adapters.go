@@ -14,6 +14,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/launch"
 	"github.com/sandcastle-action/sandcastle/internal/push"
+	"github.com/sandcastle-action/sandcastle/internal/relay"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/report/runner"
 	"github.com/sandcastle-action/sandcastle/internal/run"
@@ -39,6 +40,7 @@ var (
 	_ engine.GitGuard   = guard{}
 	_ engine.Sessions   = (*session.Carrier)(nil)
 	_ engine.Publisher  = publisher{}
+	_ engine.Outputs    = (*githubapi.Repo)(nil)
 	_ run.Log           = (*report.Log)(nil)
 )
 
@@ -53,7 +55,7 @@ func (s *setup) deps(rep *runner.Reporter) engine.Deps {
 		OpenLog:    runner.OpenLog,
 	}
 	if s.gh.repo != nil {
-		d.GitHub, d.Progress = s.gh.repo, s.gh.repo.LiveComment(rep.Warning)
+		d.GitHub, d.Progress, d.Outputs = s.gh.repo, s.gh.repo.LiveComment(rep.Warning), s.gh.repo
 	}
 	return d
 }
@@ -117,12 +119,22 @@ func (x sandboxes) Container(ctx context.Context, dir, top string, env map[strin
 	if err != nil {
 		return nil, err
 	}
-	c, err := x.s.docker().Start(ctx, dir, top, env, g, log)
+	r, env, extra, err := x.s.startRelay(top, env, log)
 	if err != nil {
-		_, cerr := g.Close(ctx) // nothing ran that could change it
+		_, cerr := g.Close(ctx)
 		return nil, errors.Join(err, cerr)
 	}
-	return container{c, guard{g}}, nil
+	d := x.s.docker()
+	d.Extra = extra
+	c, err := d.Start(ctx, dir, top, env, g, log)
+	if err != nil {
+		_, cerr := g.Close(ctx) // nothing ran that could change it
+		if r != nil {
+			r.Close()
+		}
+		return nil, errors.Join(err, cerr)
+	}
+	return container{c, guard{g}, r, log}, nil
 }
 
 // Sessions carries the agent's sessions to the host's HOME; nil when the agent keeps none or
@@ -135,10 +147,25 @@ func (x sandboxes) Sessions(sb sandbox.Sandbox, dir string) engine.Sessions {
 		HostHome: x.s.home, HostDir: dir, Local: x.s.cfg.Sandbox == inputs.SandboxNone}
 }
 
-// container is the run's container with the guard of its repository.
+// container is the run's container with the guard of its repository and the GitHub relay
+// it reads through (nil when none).
 type container struct {
 	*launch.Container
 	guard guard
+	relay *relay.Relay
+	log   *report.Log
+}
+
+// Close removes the container, then stops the relay, saying what it forwarded and refused.
+func (c container) Close(ctx context.Context) error {
+	err := c.Container.Close(ctx)
+	if c.relay != nil {
+		c.log.Status("GitHub relay: %d request(s) forwarded, %d refused", c.relay.Forwarded(), len(c.relay.Refused()))
+		if rerr := c.relay.Close(); rerr != nil {
+			c.log.Warning("stopping the GitHub relay: %v", rerr)
+		}
+	}
+	return err
 }
 
 func (c container) Guard() engine.GitGuard { return c.guard }

@@ -26,6 +26,8 @@ type gitHub struct {
 	eventUnread bool
 	repository  string          // owner/name
 	server      string          // GITHUB_SERVER_URL
+	apiURL      string          // GITHUB_API_URL; "" for github.com's
+	graphQLURL  string          // GITHUB_GRAPHQL_URL; "" to derive it from apiURL
 	runURL      string          // the workflow run's page; "" when unknown
 	runID       string          // GITHUB_RUN_ID and attempt, for recovery branch names
 	repo        *githubapi.Repo // nil without a token and a repository
@@ -42,6 +44,9 @@ func newGitHub(getenv func(string) string, cfg inputs.Config) (*gitHub, error) {
 		token:   cfg.GitHub.Token,
 		actions: getenv("GITHUB_ACTIONS") == "true",
 		server:  strings.TrimRight(orDefault(getenv("GITHUB_SERVER_URL"), "https://github.com"), "/"),
+		apiURL:  getenv("GITHUB_API_URL"),
+
+		graphQLURL: getenv("GITHUB_GRAPHQL_URL"),
 	}
 	if h.token == "" {
 		h.token = getenv("GITHUB_TOKEN")

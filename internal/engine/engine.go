@@ -55,7 +55,9 @@ type Deps struct {
 	Workspaces Workspaces
 	Sandboxes  Sandboxes
 	Publisher  Publisher
-	Agent      run.Agent
+	// Outputs carries out what a review or triage run's output asks; nil without an API.
+	Outputs Outputs
+	Agent   run.Agent
 	// OpenLog opens the run log for appending, creating its directory.
 	OpenLog func(path string) (io.WriteCloser, error)
 }

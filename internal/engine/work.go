@@ -142,6 +142,14 @@ func (e *engine) work(ctx context.Context) (report.Outcome, error) {
 			j.log.Status("No output for the structured output's field %q: the name is not usable as an output name or is taken", name)
 		}
 	}
+	if runErr == nil {
+		// What the agent asks of GitHub is done before publishing, on the run's own context: a
+		// cancelled job does not go on writing.
+		if err := e.act(ctx, &o, j.log); err != nil {
+			runErr = err
+			o.Status = report.StatusFailed
+		}
+	}
 	runErr = e.publishing(ctx, &o, j, runErr)
 	return e.end(o, runErr, done, j.log)
 }

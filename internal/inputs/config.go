@@ -181,6 +181,23 @@ type GitHubConfig struct {
 	AllowBots bool
 	// RefuseIfOpenPR refuses an issue that already has an open pull request by a collaborator.
 	RefuseIfOpenPR bool
+
+	// OutputAction is what the host does with the structured output: none, review or triage.
+	OutputAction string
+	// Triage is what a triage run may do; zero unless OutputAction is triage.
+	Triage TriageConfig
+	// Relay gives the Docker sandbox read-only access to the repository on GitHub;
+	// RelayMaxRequests bounds the requests it forwards.
+	Relay            bool
+	RelayMaxRequests int
+}
+
+// TriageConfig bounds what a triage run carries out.
+type TriageConfig struct {
+	AllowedLabels []string // labels it may add or remove, trimmed, no two equal ignoring case
+	MaxActions    int
+	TriagedLabel  string // "" = mark by comment only
+	PullRequests  bool
 }
 
 // Hooks are shell commands run at fixed points of a run, each bounded by Timeout.

@@ -139,6 +139,20 @@ const (
 	InputAllowedBots              = "allowed-bots"
 	InputAllowBots                = "allow-bots"
 	InputRefuseIfOpenPR           = "refuse-if-open-pr"
+	InputOutputAction             = "output-action"
+	InputAllowedLabels            = "allowed-labels"
+	InputMaxActions               = "max-actions"
+	InputTriagedLabel             = "triaged-label"
+	InputTriagePullRequests       = "triage-pull-requests"
+	InputGitHubRelay              = "github-relay"
+	InputGitHubRelayMaxRequests   = "github-relay-max-requests"
+)
+
+// What output-action does with the structured output.
+const (
+	OutputActionNone   = "none"
+	OutputActionReview = "review"
+	OutputActionTriage = "triage"
 )
 
 // DefaultCompletionSignal is the text an agent prints to say all work is done, unless the
@@ -525,6 +539,52 @@ var Definitions = []Definition{
 		Description: "Refuse to run on an issue that already has an open pull request by a collaborator that would close it (Closes, Fixes or Resolves #N in its description; a mere mention does not count), so a run does not duplicate someone's work. A refusal is not a failure: the job stays green with status refused and the reason in refusal-reason.",
 		Kind:        KindBool,
 	},
+
+	// What the host does with a review or triage run's structured output, and what the sandbox
+	// may read of GitHub.
+	{
+		Name:        InputOutputAction,
+		Default:     OutputActionNone,
+		Description: "What the host does with the structured output: none; review (post it as one review of the event's pull request, event COMMENT: the summary as its body, each comment on its line of the diff, one outside the diff in the body, none repeated on a re-run); or triage (carry out, with github-token, what it asks for each issue: labels added or removed, a comment, closing it, each checked against allowed-labels, max-actions and the repository's issues; refused actions are listed in the summary and the refused-actions output, and are not a failure). review and triage default output-tag to result and output-schema to their own schema (see the README).",
+		Kind:        KindChoice,
+		Choices:     []string{OutputActionNone, OutputActionReview, OutputActionTriage},
+	},
+	{
+		Name:        InputAllowedLabels,
+		Description: "Labels a triage run may add to or remove from issues, one per line or separated by commas. Empty means none. Used only with output-action triage.",
+		Kind:        KindList,
+		Multiline:   true,
+	},
+	{
+		Name:        InputMaxActions,
+		Default:     "20",
+		Description: "Most actions (a label added or removed, a comment, a close) a triage run carries out; the rest are refused. Used only with output-action triage.",
+		Kind:        KindNumber,
+	},
+	{
+		Name:        InputTriagedLabel,
+		Default:     "sandcastle:triaged",
+		Description: "Label a triage run adds to each issue it acted on, besides what the agent asked; an issue with it, or with a comment an earlier triage run wrote, is skipped on the next run. Empty means no label: only the comment marks an issue. Used only with output-action triage.",
+		Kind:        KindString,
+	},
+	{
+		Name:        InputTriagePullRequests,
+		Default:     "false",
+		Description: "Let a triage run act on pull requests too, not only on issues. Used only with output-action triage.",
+		Kind:        KindBool,
+	},
+	{
+		Name:        InputGitHubRelay,
+		Default:     "true",
+		Description: "Give the Docker sandbox read-only access to this repository on GitHub through a relay on the host, which adds github-token itself: gh (gh issue list, gh issue view, gh api) and curl --unix-socket work in the sandbox, every write is refused, and the token never enters it. Needs a token and the repository (in Actions, always there). false gives the sandbox no GitHub access at all.",
+		Kind:        KindBool,
+	},
+	{
+		Name:        InputGitHubRelayMaxRequests,
+		Default:     "500",
+		Description: "Most GitHub API requests the relay forwards for one run; later ones are answered 429. The relay also forwards none once GitHub's rate limit has 100 requests left, which it keeps for the run's own writes.",
+		Kind:        KindNumber,
+	},
 }
 
 // OutputNames lists the action's outputs in the order action.yml declares them.
@@ -554,6 +614,9 @@ var OutputNames = []string{
 	"comment-url",
 	"refusal-reason",
 	"restored-git-files",
+	"review-url",
+	"applied-actions",
+	"refused-actions",
 }
 
 // Sandbox names.

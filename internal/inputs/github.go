@@ -33,22 +33,26 @@ func (l *loader) github(strategy BranchStrategy) GitHubConfig {
 	openPR, openPROK := l.flag(InputOpenPR)
 	draft, draftOK := l.flag(InputPRDraft)
 	g := GitHubConfig{
-		Token:           l.token(),
-		Push:            PushMode(l.choice(InputPush)),
-		OpenPR:          openPR,
-		PRDraft:         draft,
-		PRBase:          l.prBase(),
-		PRTitle:         l.single(InputPRTitle),
-		ProgressComment: l.boolean(InputProgressComment),
-		TriggerPhrases:  l.triggerPhrases(),
-		TriggerLabel:    l.label(InputTriggerLabel),
-		InProgressLabel: l.label(InputInProgressLabel),
-		BlockedLabel:    l.label(InputBlockedLabel),
-		AllowedUsers:    l.logins(InputAllowedUsers, false),
-		AllowedBots:     l.logins(InputAllowedBots, true),
-		AllowBots:       l.boolean(InputAllowBots),
-		RefuseIfOpenPR:  l.boolean(InputRefuseIfOpenPR),
+		Token:            l.token(),
+		Push:             PushMode(l.choice(InputPush)),
+		OpenPR:           openPR,
+		PRDraft:          draft,
+		PRBase:           l.prBase(),
+		PRTitle:          l.single(InputPRTitle),
+		ProgressComment:  l.boolean(InputProgressComment),
+		TriggerPhrases:   l.triggerPhrases(),
+		TriggerLabel:     l.label(InputTriggerLabel),
+		InProgressLabel:  l.label(InputInProgressLabel),
+		BlockedLabel:     l.label(InputBlockedLabel),
+		AllowedUsers:     l.logins(InputAllowedUsers, false),
+		AllowedBots:      l.logins(InputAllowedBots, true),
+		AllowBots:        l.boolean(InputAllowBots),
+		RefuseIfOpenPR:   l.boolean(InputRefuseIfOpenPR),
+		OutputAction:     l.choice(InputOutputAction),
+		Relay:            l.boolean(InputGitHubRelay),
+		RelayMaxRequests: int(l.number(InputGitHubRelayMaxRequests, 1, 100000)),
 	}
+	g.Triage = l.triage(g.OutputAction)
 	// The body is Markdown: its blank lines and indentation are kept as given.
 	g.PRBody, _ = l.given(InputPRBody)
 	l.distinctLabels(g)
@@ -184,4 +188,34 @@ func abbreviate(s string) string {
 		return s
 	}
 	return string([]rune(s)[:keep]) + "..."
+}
+
+// triage reads the inputs of a triage run, which no other run may set.
+func (l *loader) triage(action string) TriageConfig {
+	t := TriageConfig{
+		MaxActions:   int(l.number(InputMaxActions, 1, 1000)),
+		TriagedLabel: l.label(InputTriagedLabel),
+		PullRequests: l.boolean(InputTriagePullRequests),
+	}
+	for _, v := range l.list(InputAllowedLabels) {
+		for _, name := range strings.Split(v, ",") {
+			name = strings.TrimSpace(name)
+			switch {
+			case name == "":
+			case utf8.RuneCountInString(name) > maxLabel:
+				l.problem(InputAllowedLabels, "%q is %d characters long; GitHub labels have at most %d", name, utf8.RuneCountInString(name), maxLabel)
+			case !slices.ContainsFunc(t.AllowedLabels, func(o string) bool { return strings.EqualFold(o, name) }):
+				t.AllowedLabels = append(t.AllowedLabels, name)
+			}
+		}
+	}
+	if action == OutputActionTriage {
+		return t
+	}
+	for _, name := range []string{InputAllowedLabels, InputMaxActions, InputTriagedLabel, InputTriagePullRequests} {
+		if v, given := l.given(name); given && v != defaultOf(name) {
+			l.problem(name, "is used only with output-action triage; set output-action: triage or remove %s", name)
+		}
+	}
+	return TriageConfig{}
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
+	"github.com/sandcastle-action/sandcastle/internal/review"
+	"github.com/sandcastle-action/sandcastle/internal/triage"
 )
 
 // Env is what Load needs from outside: where relative paths start, how to read files, and which
@@ -147,8 +149,8 @@ func Load(raw Raw, env Env) (Config, error) {
 	}
 	c.LogFile = l.logFile(c.WorkingDirectory)
 	c.Verbose = l.boolean(InputVerbose)
-	c.Output = l.output(c.WorkingDirectory, wdOK, c.MaxIterations, agent, agentOK)
 	c.GitHub = l.github(c.BranchStrategy)
+	c.Output = l.output(c.WorkingDirectory, wdOK, c.MaxIterations, agent, agentOK, c.GitHub.OutputAction)
 
 	if err := errors.Join(l.problems...); err != nil {
 		return Config{}, err
@@ -527,10 +529,23 @@ func (l *loader) logFile(dir string) string {
 	}
 }
 
-func (l *loader) output(dir string, dirOK bool, maxIterations int, agent AgentInfo, agentOK bool) *OutputConfig {
+func (l *loader) output(dir string, dirOK bool, maxIterations int, agent AgentInfo, agentOK bool, action string) *OutputConfig {
 	tag := l.single(InputOutputTag)
 	typ := OutputType(l.choice(InputOutputType))
 	schemaText, hasSchema := l.given(InputOutputSchema)
+	if own, ok := actionSchemas[action]; ok {
+		// The host reads the output itself: its own tag and schema unless the workflow names
+		// others, as an object.
+		if tag == "" {
+			tag = defaultActionTag
+		}
+		switch {
+		case typ == OutputString:
+			l.problem(InputOutputType, "output-action %s reads a JSON object; use output-type object", action)
+		case !hasSchema:
+			schemaText, hasSchema = own, true
+		}
+	}
 	retries := int(l.number(InputOutputMaxRetries, 0, math.MaxInt32))
 	if tag == "" {
 		if typ != "" && typ != OutputType(defaultOf(InputOutputType)) {
@@ -562,6 +577,12 @@ func (l *loader) output(dir string, dirOK bool, maxIterations int, agent AgentIn
 	}
 	return out
 }
+
+// defaultActionTag is the tag a review or triage run's output is read from by default.
+const defaultActionTag = "result"
+
+// actionSchemas are the default output-schema of each output-action that reads the output.
+var actionSchemas = map[string]string{OutputActionReview: review.Schema, OutputActionTriage: triage.Schema}
 
 // schema returns the JSON Schema document given inline (starting with "{") or as a file path.
 func (l *loader) schema(v, dir string, dirOK bool) []byte {

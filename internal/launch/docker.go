@@ -36,6 +36,9 @@ type Docker struct {
 	// Workspace is working-directory: its owner is whom the agent runs as, unless the inputs
 	// name a user.
 	Workspace string
+	// Extra are binds the run adds, their sources paths of ours (translated for a daemon
+	// outside our container like the workspace): the GitHub relay's directory.
+	Extra []docker.Mount
 }
 
 // Container is the run's container, and whether the workspace was copied into it rather than
@@ -98,6 +101,11 @@ func (d Docker) Start(ctx context.Context, dir, top string, env map[string]strin
 	}
 	if unseen != "" {
 		log.Status("%s is not on a mount the Docker daemon can see; copying the repository into the sandbox (sandbox-sync: auto)", unseen)
+	}
+	if copied && len(d.Extra) > 0 {
+		// The relay's socket lives beside the workspace, where the daemon cannot bind it either.
+		log.Warning("the sandbox gets no GitHub relay: its socket would be on the host, which a copied-in workspace cannot reach; use sandbox-sync: mount where the daemon sees the checkout")
+		d.Extra = nil
 	}
 	repo, err := hostPath(top)
 	if err != nil {
@@ -179,6 +187,7 @@ func (d Docker) mounts(dir, common string, workspaceDirs []string, copied bool, 
 			binds = append(binds, docker.Mount{Source: b.Path, Target: b.Path, ReadOnly: b.ReadOnly})
 		}
 	}
+	binds = append(binds, d.Extra...)
 	for _, m := range d.Config.Mounts {
 		target := m.Sandbox
 		if rest, ok := strings.CutPrefix(target, "~"); ok {

@@ -4,6 +4,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
+	"github.com/sandcastle-action/sandcastle/internal/triage"
 )
 
 // Status is how a run ended: the value of the status output, which action.yml documents.
@@ -65,6 +66,11 @@ type Outcome struct {
 	PRURL          string
 	PRNote         string // what the comment adds about the pull request: why it is no draft, whose it is
 	CommentURL     string // the progress comment
+
+	// Review is what a review run posted; nil for other runs.
+	Review *Review
+	// Actions are what a triage run did, refused or failed to do.
+	Actions []triage.Action
 
 	LogFile string // the run log; "" when logging to standard output only
 	RunURL  string // the workflow run, for its logs

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
+	"github.com/sandcastle-action/sandcastle/internal/triage"
 )
 
 // renderings are the three ways an Outcome is shown.
@@ -59,6 +60,8 @@ var leftOut = map[string]map[string]string{
 	"PRNote":         {"outputs": "the log says it too", "summary": "the log says it too"},
 	"CommentURL":     {"comment": "the comment is where it points"},
 	"LogFile":        {"comment": "a path on the runner"},
+	"Review":         {"comment": "the review is on the pull request itself"},
+	"Actions":        {"comment": "a triage run answers on the issues it acts on"},
 	"RunURL":         {"outputs": "a later step knows its own run", "summary": "the summary is on the run's page"},
 	"Iterations":     nil,
 	"Status":         nil,
@@ -152,6 +155,10 @@ func sentinel(t *testing.T, field reflect.StructField) reflect.Value {
 		return reflect.ValueOf(append(commits(1), gitref.Commit{SHA: strings.Repeat("9", 40), Subject: "sentinel subject"}))
 	case reflect.TypeFor[*structured.Value]():
 		return reflect.ValueOf(&structured.Value{JSON: []byte(`{"sentinel":1}`), Text: `{"sentinel":1}`})
+	case reflect.TypeFor[*Review]():
+		return reflect.ValueOf(&Review{PR: 7, URL: "https://example.com/review", Inline: 2, Moved: 1})
+	case reflect.TypeFor[[]triage.Action]():
+		return reflect.ValueOf([]triage.Action{{Issue: 7, Kind: triage.AddLabel, Value: "bug"}})
 	case reflect.TypeFor[[]string]():
 		return reflect.ValueOf([]string{".git/sentinel"})
 	default:

@@ -27,6 +27,11 @@ func (o Outcome) Pairs() [][2]string {
 	for i, c := range o.Commits {
 		shas[i] = c.SHA
 	}
+	reviewURL := ""
+	if o.Review != nil {
+		reviewURL = o.Review.URL
+	}
+	applied, refused := actionLists(o.Actions)
 	pairs := [][2]string{
 		{"status", string(o.Status)},
 		{"iterations", strconv.Itoa(len(o.Iterations))},
@@ -53,6 +58,9 @@ func (o Outcome) Pairs() [][2]string {
 		{"comment-url", o.CommentURL},
 		{"refusal-reason", o.RefusalReason},
 		{"restored-git-files", jsonList(o.RestoredGit)},
+		{"review-url", reviewURL},
+		{"applied-actions", applied},
+		{"refused-actions", refused},
 	}
 	for _, name := range slices.Sorted(maps.Keys(fields)) {
 		pairs = append(pairs, [2]string{FieldPrefix + name, fields[name]})

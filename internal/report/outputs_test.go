@@ -8,6 +8,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
+	"github.com/sandcastle-action/sandcastle/internal/triage"
 )
 
 func TestPairsNamesAndOrder(t *testing.T) {
@@ -15,7 +16,8 @@ func TestPairsNamesAndOrder(t *testing.T) {
 		"status", "iterations", "completion-signal", "commits", "commit-count", "branch", "base-sha",
 		"head-sha", "output", "session-id", "session-file", "input-tokens", "output-tokens", "cache-read-tokens",
 		"cache-creation-tokens", "cost-usd", "log-file", "preserved-worktree", "pushed", "recovery-branch",
-		"pr-number", "pr-url", "comment-url", "refusal-reason", "restored-git-files",
+		"pr-number", "pr-url", "comment-url", "refusal-reason", "restored-git-files", "review-url",
+		"applied-actions", "refused-actions",
 	}
 	pairs := Outcome{}.Pairs()
 	if got, want := len(pairs), len(want); got != want {
@@ -49,6 +51,12 @@ func TestPairsValues(t *testing.T) {
 		CommentURL:        "https://github.com/o/r/issues/3#issuecomment-9",
 		RefusalReason:     "",
 		RestoredGit:       []string{".git/config", ".git/hooks/post-checkout"},
+		Review:            &Review{PR: 7, URL: "https://github.com/o/r/pull/7#pullrequestreview-1"},
+		Actions: []triage.Action{
+			{Issue: 3, Kind: triage.AddLabel, Value: "bug"},
+			{Issue: 3, Kind: triage.AddLabel, Value: "wontfix", Refused: "not allowed"},
+			{Issue: 4, Kind: triage.Comment, Value: "Hi", Failed: "403"},
+		},
 	}
 	want := map[string]string{
 		"status": "success", "iterations": "3", "completion-signal": "<promise>COMPLETE</promise>",
@@ -60,6 +68,9 @@ func TestPairsValues(t *testing.T) {
 		"pr-number": "7", "pr-url": "https://github.com/o/r/pull/7",
 		"comment-url": "https://github.com/o/r/issues/3#issuecomment-9", "refusal-reason": "",
 		"restored-git-files": `[".git/config",".git/hooks/post-checkout"]`, "output-ok": "true",
+		"review-url":      "https://github.com/o/r/pull/7#pullrequestreview-1",
+		"applied-actions": `[{"issue":3,"action":"add-label","value":"bug"}]`,
+		"refused-actions": `[{"issue":3,"action":"add-label","value":"wontfix","reason":"not allowed"},{"issue":4,"action":"comment","value":"Hi","error":"403"}]`,
 	}
 	for _, p := range o.Pairs() {
 		if got, want := p[1], want[p[0]]; got != want {

@@ -57,6 +57,9 @@ func (o Outcome) Summary() string {
 	if o.LogFile != "" {
 		row(&b, "Log file", code(o.LogFile))
 	}
+	if o.Review != nil {
+		row(&b, "Review", o.Review.row())
+	}
 	if o.GitGuarded {
 		state := "as it was"
 		if n := len(o.RestoredGit); n > 0 {
@@ -88,6 +91,10 @@ func (o Outcome) Summary() string {
 			costs = costs && costKnown(it.Usage)
 		}
 		usageRow(&b, "**Total**", "", total, costs)
+	}
+
+	if len(o.Actions) > 0 {
+		triageTable(&b, o.Actions)
 	}
 
 	if o.Output != nil {

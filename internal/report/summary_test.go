@@ -10,6 +10,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/triage"
 )
 
 func TestSummaryGolden(t *testing.T) {
@@ -122,6 +123,26 @@ func TestSummaryGolden(t *testing.T) {
 				MaxIterations: 1,
 				Iterations:    []Iteration{{Number: 1}},
 				GitGuarded:    true,
+			},
+		},
+		{
+			name: "triage_actions",
+			run: Outcome{
+				Status: "complete", MaxIterations: 1, Iterations: []Iteration{{Number: 1}}, Branch: "main",
+				Actions: []triage.Action{
+					{Issue: 3, Kind: triage.AddLabel, Value: "bug"},
+					{Issue: 3, Kind: triage.AddLabel, Value: "wontfix | <b>", Refused: `label "wontfix | <b>" is not in allowed-labels`},
+					{Issue: 3, Kind: triage.Comment, Value: "Thanks! This looks like the crash fixed in 1.2; closing as completed once confirmed by the reporter."},
+					{Issue: 5, Kind: triage.Close, Value: "not_planned", Failed: "githubapi: close o/r#5 as not_planned: 403 Resource not accessible by integration"},
+					{Issue: 8, Kind: triage.Comment, Value: "again", Refused: "#8 was triaged already"},
+				},
+			},
+		},
+		{
+			name: "review_posted",
+			run: Outcome{
+				Status: "complete", MaxIterations: 1, Iterations: []Iteration{{Number: 1}}, Branch: "feature",
+				Review: &Review{PR: 12, URL: "https://github.com/o/r/pull/12#pullrequestreview-77", Inline: 2, Moved: 1, Repeated: 3},
 			},
 		},
 		{

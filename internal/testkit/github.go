@@ -19,6 +19,8 @@ const (
 	// apiPrefix is where GitHub Enterprise Server serves its REST API. Serving only there
 	// proves that a client follows GITHUB_API_URL instead of assuming api.github.com.
 	apiPrefix = "/api/v3"
+	// graphQLPath is where GitHub Enterprise Server serves GraphQL.
+	graphQLPath = "/api/graphql"
 	// appLogin is the author of what API clients create, as it is for the job's token.
 	appLogin = "github-actions[bot]"
 	// firstCommentID keeps comment IDs far from issue numbers, so a client that mixes them up
@@ -43,8 +45,9 @@ const (
 // timeline, as GitHub does for an issue it knows. A GitHub App's bot ("name[bot]") is never a
 // collaborator: its permission is none.
 type GitHub struct {
-	URL    string // the server root: GITHUB_SERVER_URL; html_url values live under it
-	APIURL string // URL + "/api/v3": GITHUB_API_URL
+	URL        string // the server root: GITHUB_SERVER_URL; html_url values live under it
+	APIURL     string // URL + "/api/v3": GITHUB_API_URL
+	GraphQLURL string // URL + "/api/graphql": GITHUB_GRAPHQL_URL
 
 	t             testing.TB
 	token         string
@@ -61,6 +64,10 @@ type GitHub struct {
 	comments      []FakeComment     // by ID
 	labels        map[int][]string
 	linked        map[int][]FakeLinkedPR
+	issues        map[int]*FakeIssue
+	files         map[int][]FakeFile
+	reviews       []FakeReview
+	log           []string // "METHOD /path" of every request, in arrival order
 	nextCommentID int64
 	noDrafts      bool // drafts are not supported here, as in private repositories on Free and Pro
 	noActionsPRs  bool // "Allow GitHub Actions to create and approve pull requests" is off
@@ -135,6 +142,8 @@ func NewGitHub(t testing.TB, token, repo string) *GitHub {
 		numbers:       map[int]bool{},
 		labels:        map[int][]string{},
 		linked:        map[int][]FakeLinkedPR{},
+		issues:        map[int]*FakeIssue{},
+		files:         map[int][]FakeFile{},
 		nextCommentID: firstCommentID,
 	}
 	g.route("GET /repos/{owner}/{repo}/collaborators/{user}/permission", g.getPermission)
@@ -147,6 +156,13 @@ func NewGitHub(t testing.TB, token, repo string) *GitHub {
 	g.route("POST /repos/{owner}/{repo}/issues/{number}/labels", g.addLabels)
 	g.route("DELETE /repos/{owner}/{repo}/issues/{number}/labels/{name}", g.removeLabel)
 	g.route("GET /repos/{owner}/{repo}/issues/{number}/timeline", g.timeline)
+	g.route("GET /repos/{owner}/{repo}/issues", g.listIssues)
+	g.route("GET /repos/{owner}/{repo}/issues/{number}", g.getIssue)
+	g.route("PATCH /repos/{owner}/{repo}/issues/{number}", g.editIssue)
+	g.route("GET /repos/{owner}/{repo}/pulls/{number}/files", g.listFiles)
+	g.route("GET /repos/{owner}/{repo}/pulls/{number}/reviews", g.listReviews)
+	g.route("POST /repos/{owner}/{repo}/pulls/{number}/reviews", g.createReview)
+	g.route("GET /repos/{owner}/{repo}/pulls/{number}/comments", g.listReviewComments)
 	g.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("fake GitHub: no handler for %s %s%s", r.Method, apiPrefix, r.URL.Path)
 		writeError(w, http.StatusNotFound, "Not Found")
@@ -154,6 +170,9 @@ func NewGitHub(t testing.TB, token, repo string) *GitHub {
 
 	root := http.NewServeMux()
 	root.Handle(apiPrefix+"/", http.StripPrefix(apiPrefix, g.mux))
+	// GraphQL is served where GitHub Enterprise Server has it, beside the REST API.
+	g.endpoints["POST /graphql"] = true
+	root.HandleFunc("POST "+graphQLPath, g.handler("POST /graphql", false, g.graphQL))
 	root.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("fake GitHub: %s %s is outside %s", r.Method, r.URL.Path, apiPrefix)
 		writeError(w, http.StatusNotFound, "Not Found")
@@ -162,6 +181,7 @@ func NewGitHub(t testing.TB, token, repo string) *GitHub {
 	t.Cleanup(srv.Close)
 	g.URL = srv.URL
 	g.APIURL = srv.URL + apiPrefix
+	g.GraphQLURL = srv.URL + graphQLPath
 	return g
 }
 
@@ -169,7 +189,13 @@ func NewGitHub(t testing.TB, token, repo string) *GitHub {
 // authenticated, not failed on purpose and for the fake's repository.
 func (g *GitHub) route(pattern string, h func(w http.ResponseWriter, r *http.Request, body []byte)) {
 	g.endpoints[pattern] = true
-	g.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+	g.mux.HandleFunc(pattern, g.handler(pattern, true, h))
+}
+
+// handler records a request to the endpoint pattern, checks its token and, for a repository's
+// endpoint (repo), that it is the fake's, and answers a failure queued for it, before h.
+func (g *GitHub) handler(pattern string, repo bool, h func(w http.ResponseWriter, r *http.Request, body []byte)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, "Problems reading the request body")
@@ -179,6 +205,7 @@ func (g *GitHub) route(pattern string, h func(w http.ResponseWriter, r *http.Req
 		defer g.mu.Unlock()
 		g.calls[pattern]++
 		g.bodies[pattern] = append(g.bodies[pattern], string(body))
+		g.log = append(g.log, r.Method+" "+r.URL.Path)
 		if r.Header.Get("Authorization") != "Bearer "+g.token {
 			writeError(w, http.StatusUnauthorized, "Bad credentials")
 			return
@@ -194,12 +221,12 @@ func (g *GitHub) route(pattern string, h func(w http.ResponseWriter, r *http.Req
 			_, _ = io.WriteString(w, f.body)
 			return
 		}
-		if !strings.EqualFold(r.PathValue("owner"), g.owner) || !strings.EqualFold(r.PathValue("repo"), g.repo) {
+		if repo && (!strings.EqualFold(r.PathValue("owner"), g.owner) || !strings.EqualFold(r.PathValue("repo"), g.repo)) {
 			writeError(w, http.StatusNotFound, "Not Found")
 			return
 		}
 		h(w, r, body)
-	})
+	}
 }
 
 // endpoint returns the key of method and path, a pattern as registered, failing the test

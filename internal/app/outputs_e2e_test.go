@@ -1,0 +1,143 @@
+package app
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
+)
+
+// TestDockerTriageThroughTheRelay is the schedule workflow: the prompt lists issues with the
+// real gh in the Docker sandbox, through the relay; the agent tries every write gh knows, which
+// the relay refuses before GitHub; then asks for two allowed labels, one that is not and a
+// comment on issue 1. The host carries out what is allowed, lists the refusal, and the token
+// is nowhere in the sandbox.
+func TestDockerTriageThroughTheRelay(t *testing.T) {
+	a := newDockerAction(t,
+		testkit.Bash(`gh issue view 1 --json title,body,comments > view.txt 2>&1; `+
+			`(gh issue close 1; echo "close=$?"; gh api -X POST repos/octo/widgets/issues -f title=x; echo "post=$?"; `+
+			`gh api graphql -f query='mutation { closeIssue(input: {issueId: "I_1"}) { clientMutationId } }'; echo "mutation=$?") > attacks.txt 2>&1; `+
+			`env > env.txt; for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline; echo; tr '\0' '\n' < $p/environ; done > procs.txt 2>/dev/null; `+
+			`p=ghs_e2eToken; p="${p}ThatMustNever"; grep -rl "$p" /home /tmp /run /etc /var "$PWD" > found.txt 2>/dev/null; true`),
+		testkit.Text(`Triaged. <result>{"issues": [{"issue": 1, "add_labels": ["bug", "needs-info", "wontfix"], "comment": "Thanks for the report; could you add the version?"}]}</result>`),
+	)
+	g := withGitHub(t, a, ghToken)
+	g.api.AddIssue(testkit.FakeIssue{Number: 1, Title: "Crash on start", Body: "It crashes."}, "Sandcastle")
+	g.api.AddIssue(testkit.FakeIssue{Number: 2, Title: "Unlabelled", Body: "Not for the agent."})
+	g.event(t, "schedule", map[string]any{"schedule": "0 * * * *", "repository": map[string]any{"full_name": ghRepo}})
+	writeFile(t, filepath.Join(a.dir, ".git", "info", "exclude"), "triage.md\n*.txt\n")
+	writeFile(t, filepath.Join(a.dir, "triage.md"), "Open issues:\n!`gh issue list --state open --label Sandcastle --json number,title,body,comments,labels`\nAnswer inside <result>...</result>.\n")
+	a.input("prompt-file", "triage.md")
+	a.input("output-action", "triage")
+	a.input("allowed-labels", "bug\nneeds-info")
+	inv, out := a.runWant(0)
+
+	prompt := string(a.model.Requests()[0].Body)
+	if !strings.Contains(prompt, "Crash on start") || strings.Contains(prompt, "Unlabelled") {
+		t.Errorf("the prompt's gh issue list did not list issue 1 alone through the relay:\n%.2000s", prompt)
+	}
+	if view := readFile(t, filepath.Join(a.dir, "view.txt")); !strings.Contains(view, "It crashes.") {
+		t.Errorf("gh issue view in the sandbox: %s", view)
+	}
+	attacks := readFile(t, filepath.Join(a.dir, "attacks.txt"))
+	for _, want := range []string{"close=1", "post=1", "mutation=1", "refused"} {
+		if !strings.Contains(attacks, want) {
+			t.Errorf("the writes from the sandbox: %q lacks %q", attacks, want)
+		}
+	}
+	for _, req := range g.api.Requests() {
+		if strings.HasPrefix(req, "POST /api/graphql") {
+			continue // queries; a mutation would have failed the fake's GraphQL
+		}
+		if !strings.HasPrefix(req, "GET ") && !slices.Contains([]string{"POST /repos/octo/widgets/issues/1/labels", "POST /repos/octo/widgets/issues/1/comments"}, req) {
+			t.Errorf("GitHub got a write the host did not mean: %s", req)
+		}
+	}
+	for _, doc := range g.api.GraphQLCalls() {
+		if strings.Contains(doc, "mutation") {
+			t.Errorf("a GraphQL mutation reached GitHub: %s", doc)
+		}
+	}
+	if g.api.Issue(1).State != "open" {
+		t.Error("issue 1 was closed from the sandbox")
+	}
+	if got := g.api.Labels(1); !slices.Equal(got, []string{"Sandcastle", "bug", "needs-info", "sandcastle:triaged"}) {
+		t.Errorf("labels of #1 = %v; want the two allowed ones and the triaged mark", got)
+	}
+	comments := g.api.Comments(1)
+	if len(comments) != 1 || !strings.Contains(comments[0].Body, "could you add the version?") || !strings.Contains(comments[0].Body, "<!-- sandcastle:triage -->") {
+		t.Errorf("comments on #1 = %+v; want the agent's, marked", comments)
+	}
+	var refused []map[string]any
+	if err := json.Unmarshal([]byte(out["refused-actions"]), &refused); err != nil || len(refused) != 1 || refused[0]["value"] != "wontfix" {
+		t.Errorf("refused-actions = %s; want wontfix alone", out["refused-actions"])
+	}
+	if summary := readFile(t, a.summary); !strings.Contains(summary, "### Triage") || !strings.Contains(summary, `**refused**: label "wontfix" is not in allowed-labels`) {
+		t.Errorf("the summary lacks the refusal:\n%s", summary)
+	}
+	for _, f := range []string{"env.txt", "procs.txt", "found.txt", "attacks.txt"} {
+		if strings.Contains(readFile(t, filepath.Join(a.dir, f)), ghToken) {
+			t.Errorf("the token is in the sandbox: %s", f)
+		}
+	}
+	if found := strings.TrimSpace(readFile(t, filepath.Join(a.dir, "found.txt"))); found != "" {
+		t.Errorf("files in the sandbox hold the token: %s", found)
+	}
+	if !strings.Contains(readFile(t, filepath.Join(a.dir, "env.txt")), "GH_HOST=") {
+		t.Error("the sandbox's environment does not point gh at the relay")
+	}
+	checkNoToken(t, a, inv)
+}
+
+// TestDockerReviewOnePerRun is the review workflow on a pull_request event: the agent's output
+// becomes one review, its comments on their lines of the diff but the one outside it, which
+// moves into the body; a re-run posts nothing it posted before.
+func TestDockerReviewOnePerRun(t *testing.T) {
+	answer := testkit.Text(`<result>{"summary": "Two remarks.", "comments": [` +
+		`{"path": "main.go", "line": 2, "body": "Name this constant."},` +
+		`{"path": "main.go", "line": 1, "side": "LEFT", "body": "Why was this removed?", "suggestion": "package old"},` +
+		`{"path": "README.md", "line": 40, "body": "Outside the diff."}]}</result>`)
+	a := newDockerAction(t, answer, answer)
+	g := withGitHub(t, a, ghToken)
+	g.api.SetPermission("maintainer", "write")
+	pr := g.api.AddPR(testkit.FakePR{Number: 5, Head: "feature", Base: "main", Title: "Add main", Body: "Adds main.go"})
+	g.api.SetFiles(pr.Number, testkit.FakeFile{Name: "main.go", Patch: "@@ -1 +1,2 @@\n-package old\n+package main\n+const x = 1"})
+	g.event(t, "pull_request", map[string]any{
+		"action": "opened", "number": 5,
+		"pull_request": map[string]any{"number": 5, "title": "Add main", "body": "Adds main.go", "user": map[string]any{"login": "maintainer"},
+			"head": map[string]any{"ref": "feature", "sha": strings.Repeat("a", 40), "repo": map[string]any{"full_name": ghRepo}},
+			"base": map[string]any{"ref": "main", "repo": map[string]any{"full_name": ghRepo}}},
+		"sender":     map[string]any{"login": "maintainer", "type": "User"},
+		"repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}},
+	})
+	a.input("prompt", "Review the pull request; answer inside <result>...</result>.")
+	a.input("output-action", "review")
+	a.input("progress-comment", "false")
+	_, out := a.runWant(0)
+	reviews := g.api.Reviews(5)
+	if len(reviews) != 1 {
+		t.Fatalf("reviews = %+v; want one", reviews)
+	}
+	rv := reviews[0]
+	if rv.Event != "COMMENT" || rv.CommitID != strings.Repeat("a", 40) || len(rv.Comments) != 2 {
+		t.Errorf("review: event %s, commit %s, %d comments on lines; want COMMENT at the head, 2", rv.Event, rv.CommitID, len(rv.Comments))
+	}
+	if !strings.Contains(rv.Body, "Two remarks.") || !strings.Contains(rv.Body, "Outside the diff.") || strings.Contains(rv.Body, "Name this constant.") {
+		t.Errorf("review body:\n%s\nwant the summary and the comment outside the diff alone", rv.Body)
+	}
+	for _, c := range rv.Comments {
+		if c.Side == "LEFT" && !strings.Contains(c.Body, "```suggestion\npackage old\n```") {
+			t.Errorf("the LEFT comment lacks its suggestion: %s", c.Body)
+		}
+	}
+	if out["review-url"] == "" {
+		t.Error("no review-url output")
+	}
+
+	if _, out = a.runWant(0); len(g.api.Reviews(5)) != 1 || out["review-url"] != "" {
+		t.Errorf("the re-run posted again: %d reviews, review-url %q", len(g.api.Reviews(5)), out["review-url"])
+	}
+}

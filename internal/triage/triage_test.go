@@ -1,0 +1,103 @@
+package triage
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/structured"
+)
+
+func TestSchemaValidates(t *testing.T) {
+	s, err := structured.CompileSchema([]byte(Schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := structured.Spec{Tag: "result", Kind: structured.Object, Schema: s}
+	for _, tc := range []struct {
+		output string
+		ok     bool
+	}{
+		{`{"issues": []}`, true},
+		{`{"issues": [{"issue": 3, "add_labels": ["bug"], "comment": "Thanks", "close": "not_planned"}]}`, true},
+		{`{"issues": [{"issue": 0}]}`, false},
+		{`{"issues": [{"issue": 3, "close": "wontfix"}]}`, false},
+		{`{"issues": [{"issue": 3, "assign": "me"}]}`, false},
+		{`{"issues": [{"issue": 3, "comment": ""}]}`, false},
+		{`{}`, false},
+	} {
+		_, err := structured.Extract("<result>"+tc.output+"</result>", spec)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err = %v; want ok %v", tc.output, err, tc.ok)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	issues := map[int]Issue{
+		1:  {Found: true},
+		2:  {Found: true, PullRequest: true},
+		3:  {Found: true, Triaged: true},
+		4:  {Found: true, Closed: true},
+		5:  {Found: true},
+		6:  {Found: true},
+		10: {Found: true},
+	}
+	p := Policy{Repository: "octo/repo", AllowedLabels: []string{"bug", "Question"}, MaxActions: 6}
+	entries := []Entry{
+		{Issue: 1, AddLabels: []string{"bug", "question", "wontfix"}, RemoveLabels: []string{"bug"}, Comment: "Looks like a bug."},
+		{Issue: 2, AddLabels: []string{"bug"}},
+		{Issue: 3, Comment: "again"},
+		{Issue: 4, Close: "completed"},
+		{Issue: 9, Comment: "who?"},
+		{Issue: 5, Repository: "octo/other", Close: "completed"},
+		{Issue: 1, Close: "completed"},
+		{Issue: 6, Comment: "Fixed in 1.2.", Close: "completed"},
+		{Issue: 10, AddLabels: []string{"bug"}},
+	}
+	var got []string
+	for _, a := range Check(entries, issues, p) {
+		got = append(got, fmt.Sprintf("#%d %s %s: %s", a.Issue, a.Kind, a.Value, a.Refused))
+	}
+	want := []string{
+		"#1 add-label bug: ",
+		"#1 add-label question: ",
+		`#1 add-label wontfix: label "wontfix" is not in allowed-labels`,
+		"#1 remove-label bug: ",
+		"#1 comment Looks like a bug.: ",
+		"#2 add-label bug: #2 is a pull request",
+		"#3 comment again: #3 was triaged already",
+		"#4 close completed: #4 is closed already",
+		"#9 comment who?: octo/repo has no issue #9",
+		"#5 close completed: octo/other is not this run's repository (octo/repo)",
+		"#1 close completed: a second entry for #1",
+		"#6 comment Fixed in 1.2.: ",
+		"#6 close completed: ",
+		"#10 add-label bug: over max-actions (6)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Check =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	p.AllowPRs, p.AllowedLabels = true, nil
+	a := Check([]Entry{{Issue: 2, AddLabels: []string{"bug"}, Comment: "on the pull request"}}, issues, p)
+	if a[0].Refused != "no label is allowed (allowed-labels is empty)" || a[1].Refused != "" {
+		t.Errorf("with allow PRs and no labels: %+v", a)
+	}
+	if got := Touched(a); !slices.Equal(got, []int{2}) {
+		t.Errorf("Touched = %v; want [2]", got)
+	}
+}
+
+func TestParse(t *testing.T) {
+	b, _ := json.Marshal(map[string]any{"issues": []map[string]any{{"issue": 3, "add_labels": []string{"bug"}, "close": "completed"}}})
+	got, err := Parse(b)
+	if err != nil || len(got) != 1 || got[0].Issue != 3 || got[0].Close != "completed" || got[0].AddLabels[0] != "bug" {
+		t.Errorf("Parse = %+v, %v", got, err)
+	}
+	if _, err := Parse([]byte(`[]`)); err == nil {
+		t.Error("Parse of an array: no error")
+	}
+}
