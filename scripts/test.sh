@@ -15,6 +15,9 @@ done
 # actionlint, pinned, from the Go module proxy: the README's and init's workflows must pass it.
 PATH="$(scripts/install-actionlint.sh):$PATH"
 printf 'actionlint %s\n' "$(actionlint -version | head -n 1)"
+# act, pinned, from the Go module proxy: the act tier runs the README's and init's workflows.
+PATH="$(scripts/install-act.sh):$PATH"
+printf '%s\n' "$(act --version | head -n 1)"
 
 # A Docker engine and the test images (built offline from Debian packages; nothing is pulled).
 scripts/provision-docker.sh
