@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -262,8 +261,7 @@ func copyWorkspace(sync inputs.SyncMode, dirs []string, hostPath func(string) (s
 // host, such as the runner's workspace; the path is translated through them, never through
 // --volumes-from, which would hand the agent our Docker socket and GITHUB_OUTPUT.
 func hostPaths(ctx context.Context, engine *docker.Engine) (func(string) (string, error), error) {
-	hostname, _ := os.Hostname()
-	self, inContainer, err := engine.Self(ctx, hostname)
+	self, inContainer, err := engine.Self(ctx, docker.OwnClues())
 	if err != nil {
 		return nil, err
 	}

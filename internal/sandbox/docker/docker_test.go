@@ -207,7 +207,7 @@ func TestSandbox(t *testing.T) {
 	})
 
 	t.Run("self", func(t *testing.T) {
-		self, ok, err := e.Self(t.Context(), s.id[:12])
+		self, ok, err := e.Self(t.Context(), Clues{Hostname: s.id[:12]})
 		if err != nil || !ok {
 			t.Fatalf("Self(%s) = %v, %v", s.id[:12], ok, err)
 		}
@@ -218,7 +218,7 @@ func TestSandbox(t *testing.T) {
 			t.Errorf("HostPath = %q, %v; want %q, true", got, ok, filepath.Join(dir, "a/b"))
 		}
 		for _, h := range []string{"not-a-container", "0123456789ab", s.Name()} {
-			if _, ok, err := e.Self(t.Context(), h); ok || err != nil {
+			if _, ok, err := e.Self(t.Context(), Clues{Hostname: h}); ok || err != nil {
 				t.Errorf("Self(%q) = %v, %v; want false, nil", h, ok, err)
 			}
 		}
