@@ -112,19 +112,24 @@ func (sandboxes) Host(dir string, env map[string]string) sandbox.Sandbox {
 	return host.New(dir, vars)
 }
 
-// Container takes the git directory of the repository dir belongs to into custody, then starts
-// the container with its binds.
+// Container lends a checkout of root's to the agent's user, takes the git directory of the
+// repository dir belongs to into custody, then starts the container with its binds. The
+// checkout goes back to its owner once the custody ends (guard.Close).
 func (x sandboxes) Container(ctx context.Context, dir, top string, env map[string]string, log *report.Log) (engine.Container, error) {
-	g, err := gitguard.Take(ctx, x.s.hostGit(dir))
+	d := x.s.docker()
+	giveBack, err := d.Lend(top)
 	if err != nil {
 		return nil, err
+	}
+	g, err := gitguard.Take(ctx, x.s.hostGit(dir))
+	if err != nil {
+		return nil, errors.Join(err, giveBack())
 	}
 	r, env, extra, err := x.s.startRelay(top, env, log)
 	if err != nil {
 		_, cerr := g.Close(ctx)
-		return nil, errors.Join(err, cerr)
+		return nil, errors.Join(err, cerr, giveBack())
 	}
-	d := x.s.docker()
 	d.Extra = extra
 	c, err := d.Start(ctx, dir, top, env, g, log)
 	if err != nil {
@@ -132,9 +137,16 @@ func (x sandboxes) Container(ctx context.Context, dir, top string, env map[strin
 		if r != nil {
 			r.Close()
 		}
-		return nil, errors.Join(err, cerr)
+		return nil, errors.Join(err, cerr, giveBack())
 	}
-	return container{c, guard{g}, r, log}, nil
+	// Handing back is no reason to fail a run that did its work: later steps run as root.
+	warnBack := func() error {
+		if err := giveBack(); err != nil {
+			log.Warning("%v", err)
+		}
+		return nil
+	}
+	return container{c, guard{g, warnBack}, r, log}, nil
 }
 
 // Sessions carries the agent's sessions to the host's HOME; nil when the agent keeps none or
@@ -177,11 +189,23 @@ func (c container) Copied() engine.Copier {
 	return c.Sandbox
 }
 
-// guard is a gitguard.Guard as the engine sees it.
-type guard struct{ g *gitguard.Guard }
+// guard is a gitguard.Guard as the engine sees it, with what gives back the checkout lent for
+// the run, if any.
+type guard struct {
+	g        *gitguard.Guard
+	giveBack func() error
+}
 
-func (g guard) Check() ([]engine.Change, error)                    { return changes(g.g.Check()) }
-func (g guard) Close(ctx context.Context) ([]engine.Change, error) { return changes(g.g.Close(ctx)) }
+func (g guard) Check() ([]engine.Change, error) { return changes(g.g.Check()) }
+
+// Close ends the custody, then gives the checkout back: the custody compares owners too.
+func (g guard) Close(ctx context.Context) ([]engine.Change, error) {
+	cs, err := changes(g.g.Close(ctx))
+	if g.giveBack != nil {
+		err = errors.Join(err, g.giveBack())
+	}
+	return cs, err
+}
 
 func changes(cs []gitguard.Change, err error) ([]engine.Change, error) {
 	out := make([]engine.Change, len(cs))

@@ -25,7 +25,7 @@ func TestBadInput(t *testing.T) {
 		{"missing_placeholder_values", []string{"--prompt-file", "p.md", "--prompt-args", "A=1"}, writePrompt("{{A}} {{ISSUE}} {{TITLE}}"), []string{"{{ISSUE}}", "{{TITLE}}", "prompt-args"}, nil},
 		{"schema_does_not_compile", []string{"--prompt", "<result>", "--output-tag", "result", "--output-schema", `{"type": 5}`}, nil, []string{`input "output-schema": not a valid JSON Schema`}, []string{`"output-schema": input`}},
 		{"output_tag_not_in_prompt", []string{"--prompt", "answer please", "--output-tag", "result"}, nil, []string{`"output-tag"`, "<result>"}, nil},
-		{"docker_as_root", []string{"--prompt", "hi", "--sandbox", "docker"}, nil, []string{`"container-uid"`, "root"}, nil},
+		{"docker_as_root", []string{"--prompt", "hi", "--sandbox", "docker", "--container-uid", "0"}, nil, []string{`"container-uid"`, "root"}, nil},
 		{"docker_without_agent_credentials", []string{"--prompt", "hi", "--sandbox", "docker", "--container-uid", "1000", "--container-gid", "1000"}, nil, []string{`"agent"`, "ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"}, nil},
 		{"github_token_in_env", []string{"--prompt", "hi", "--env", "GITHUB_TOKEN"}, nil, []string{`"env"`, "GITHUB_TOKEN"}, nil},
 		{"env_file_secret_never_shown", []string{"--prompt", "hi"}, func(t *testing.T, e env, dir string) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -118,6 +119,35 @@ func TestDockerClaudeCommitsInContainer(t *testing.T) {
 	}
 	if left := containersOf(t, a.dir); left != "" {
 		t.Errorf("containers left behind: %s", left)
+	}
+}
+
+// TestDockerRootOwnedCheckout: in a checkout of root's, as act and the runners built on it make
+// one, the agent runs as launch.AgentUID, never root, and commits there; afterwards every file
+// is root's again, and the git directory's custody saw no change of owner.
+func TestDockerRootOwnedCheckout(t *testing.T) {
+	a := newDockerAction(t, commitBash("notes.txt", "from uid 1000", "Add a note"), testkit.Bash("id -u > uid.txt"), testkit.Text("Done. "+signal))
+	chownTree(t, a.dir, 0)
+	a.input("push", "none")
+	a.input("prompt", "Add a note, commit, then print "+signal)
+	_, out := a.runWant(0)
+	if out["status"] != "complete" || out["commit-count"] != "1" || out["restored-git-files"] != "[]" {
+		t.Errorf("outputs %v; want complete with one commit and no git file put back", out)
+	}
+	if got := readFile(t, filepath.Join(a.dir, "uid.txt")); got != strconv.Itoa(launch.AgentUID)+"\n" {
+		t.Errorf("the agent ran as uid %q, want %d", got, launch.AgentUID)
+	}
+	if got := a.git("log", "-1", "--format=%s"); got != "Add a note" {
+		t.Errorf("HEAD = %q, want the agent's commit", got)
+	}
+	err := filepath.Walk(a.dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Sys().(*syscall.Stat_t).Uid != 0 {
+			t.Errorf("%s is owned by %d after the run, want root", p, fi.Sys().(*syscall.Stat_t).Uid)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -169,7 +169,7 @@ func (c *copySandboxes) Container(ctx context.Context, dir, top string, env map[
 			return nil, errors.New(strings.Join(cmd, " ") + ": " + string(out))
 		}
 	}
-	return &copyContainer{CopySandbox: copied, g: guard{g}}, nil
+	return &copyContainer{CopySandbox: copied, g: guard{g: g}}, nil
 }
 
 // copyContainer is a testkit.CopySandbox with the guard of the repository.

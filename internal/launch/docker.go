@@ -47,10 +47,18 @@ type Container struct {
 	Copied bool
 }
 
-// User is the uid and gid the agent runs as: the inputs, else the owner of the workspace; -1
-// when unknown.
+// AgentUID and AgentGID are whom the agent runs as in a workspace that belongs to root (act's
+// and the runners built on it), unless container-uid and container-gid say otherwise: never
+// root. Lend gives the checkout to that user for the run.
+const AgentUID, AgentGID = 1000, 1000
+
+// User is the uid and gid the agent runs as: the inputs, else the owner of the workspace
+// (AgentUID and AgentGID for one of root's); -1 when unknown.
 func (d Docker) User() (uid, gid int) {
 	uid, gid = workspace.Owner(d.Workspace)
+	if uid == 0 {
+		uid, gid = AgentUID, AgentGID
+	}
 	if d.Config.UID != nil {
 		uid = *d.Config.UID
 	}
@@ -60,13 +68,25 @@ func (d Docker) User() (uid, gid int) {
 	return uid, gid
 }
 
-// CheckUser refuses to run the agent as root, or as a user it cannot name: the workspace's
-// owner, unless container-uid and container-gid name another.
+// CheckUser refuses to run the agent as a user it cannot name: the workspace's owner is
+// unknown, and container-uid and container-gid name none.
 func (d Docker) CheckUser() error {
 	if uid, gid := d.User(); uid <= 0 || gid < 0 {
-		return &inputs.Problem{Input: inputs.InputContainerUID, Message: fmt.Sprintf("the workspace %s belongs to root (or its owner is unknown) and the agent never runs as root; set container-uid and container-gid to a user that may write the checkout", d.Workspace)}
+		return &inputs.Problem{Input: inputs.InputContainerUID, Message: fmt.Sprintf("the owner of the workspace %s is unknown and the agent never runs as root; set container-uid and container-gid to a user that may write the checkout", d.Workspace)}
 	}
 	return nil
+}
+
+// Lend lends the checkout top to the agent's user for the run when the workspace belongs to
+// root and the agent runs as another user; the function it returns hands it back (see
+// workspace.Lend). Lend before the git directory is taken into custody, and give back once it
+// is released, so that the custody sees no change of owner.
+func (d Docker) Lend(top string) (giveBack func() error, err error) {
+	uid, gid := d.User()
+	if owner, _ := workspace.Owner(d.Workspace); owner != 0 {
+		return func() error { return nil }, nil
+	}
+	return workspace.Lend(top, uid, gid)
 }
 
 // Start starts the run's one container: the image built or checked first, the workspace dir
@@ -83,7 +103,7 @@ func (d Docker) Start(ctx context.Context, dir, top string, env map[string]strin
 	if err != nil {
 		return nil, &inputs.RuntimeError{Input: inputs.InputSandbox, Err: fmt.Errorf("%w; or use sandbox: none", err)}
 	}
-	hostPath, err := hostPaths(ctx, engine)
+	hostPath, where, err := hostPaths(ctx, engine)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +133,7 @@ func (d Docker) Start(ctx context.Context, dir, top string, env map[string]strin
 		}
 		repo = top // only a name for Sweep: no sibling of this run can see the checkout either
 	}
-	if n, err := engine.Sweep(ctx, repo, ownerGone); err != nil {
+	if n, err := engine.Sweep(ctx, repo, func(owner string) bool { return ownerGone(where, owner) }); err != nil {
 		log.Warning("removing containers left by an earlier run: %v", err)
 	} else if n > 0 {
 		log.Status("Removed %d container(s) left by an earlier run", n)
@@ -125,7 +145,7 @@ func (d Docker) Start(ctx context.Context, dir, top string, env map[string]strin
 	if err != nil {
 		return nil, err
 	}
-	sb, err := engine.Start(ctx, d.options(dir, repo, env, mounts))
+	sb, err := engine.Start(ctx, d.options(dir, repo, processOwner(where), env, mounts))
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +226,7 @@ func (d Docker) mounts(dir, common string, workspaceDirs []string, copied bool, 
 }
 
 // options are the container's: hardened as the inputs say, named for the sweep.
-func (d Docker) options(dir, repo string, env map[string]string, mounts []docker.Mount) docker.Options {
+func (d Docker) options(dir, repo, owner string, env map[string]string, mounts []docker.Mount) docker.Options {
 	c := d.Config
 	inside := make(map[string]string, len(env))
 	for k, v := range env {
@@ -222,7 +242,7 @@ func (d Docker) options(dir, repo string, env map[string]string, mounts []docker
 	return docker.Options{
 		Image:        c.Image,
 		Run:          runID(),
-		Owner:        processOwner(),
+		Owner:        owner,
 		Repo:         repo,
 		Mounts:       mounts,
 		WorkDir:      dir,
@@ -256,24 +276,27 @@ func copyWorkspace(sync inputs.SyncMode, dirs []string, hostPath func(string) (s
 	return false, "", nil
 }
 
-// hostPaths returns how to name a path of ours on the Docker daemon's host. Inside a container
-// (a container Action) a sibling sandbox can only bind what our own mounts bring in from the
-// host, such as the runner's workspace; the path is translated through them, never through
-// --volumes-from, which would hand the agent our Docker socket and GITHUB_OUTPUT.
-func hostPaths(ctx context.Context, engine *docker.Engine) (func(string) (string, error), error) {
-	self, inContainer, err := engine.Self(ctx, docker.OwnClues())
+// hostPaths returns how to name a path of ours on the Docker daemon's host, and where this
+// process runs: its container's ID, else the host's name. Inside a container (a container
+// Action) a sibling sandbox can only bind what our own mounts bring in from the host, such as
+// the runner's workspace (a bind, or a volume, which the daemon keeps in a directory of its
+// own); the path is translated through them, never through --volumes-from, which would hand the
+// agent our Docker socket and GITHUB_OUTPUT.
+func hostPaths(ctx context.Context, engine *docker.Engine) (func(string) (string, error), string, error) {
+	clues := docker.OwnClues()
+	self, inContainer, err := engine.Self(ctx, clues)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if !inContainer {
-		return func(p string) (string, error) { return p, nil }, nil
+		return func(p string) (string, error) { return p, nil }, clues.Hostname, nil
 	}
 	return func(p string) (string, error) {
 		if hp, ok := self.HostPath(p); ok {
 			return hp, nil
 		}
 		return "", &inputs.RuntimeError{Input: inputs.InputSandboxSync, Err: fmt.Errorf("%s is not on a mount of this container (%.12s), so a sibling sandbox cannot see it; mount it into the job's container, or use sandbox-sync: copy", p, self.ID)}
-	}, nil
+	}, self.ID, nil
 }
 
 func runID() string {

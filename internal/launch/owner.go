@@ -7,21 +7,20 @@ import (
 	"strings"
 )
 
-// processOwner names this process for the containers it starts: host name, pid and the pid's
-// start time (so a reused pid is not mistaken for us).
-func processOwner() string {
-	host, _ := os.Hostname()
+// processOwner names this process for the containers it starts: where it runs (its container's
+// ID, else the host's name: containers on the host's network share the host's, and each has pids
+// of its own), its pid and the pid's start time (so a reused pid is not mistaken for us).
+func processOwner(where string) string {
 	pid := os.Getpid()
-	return fmt.Sprintf("%s/%d/%s", host, pid, startTime(pid))
+	return fmt.Sprintf("%s/%d/%s", where, pid, startTime(pid))
 }
 
 // ownerGone reports whether the process named by owner (see processOwner) has ended. Only
-// processes of this host can be checked; any other owner is presumed alive, so that a sweep
+// processes of where we run can be checked; any other owner is presumed alive, so that a sweep
 // never removes a container another machine or container is still using.
-func ownerGone(owner string) bool {
+func ownerGone(where, owner string) bool {
 	host, rest, ok := strings.Cut(owner, "/")
-	me, _ := os.Hostname()
-	if !ok || host != me {
+	if !ok || host != where {
 		return false
 	}
 	pidText, started, ok := strings.Cut(rest, "/")

@@ -17,6 +17,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox/docker"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
 // The Docker tier: Start against the real engine, with the offline base image.
@@ -151,14 +152,20 @@ func TestStart_missing_image(t *testing.T) {
 	}
 }
 
-// TestCheckUser: the agent never runs as root.
+// TestCheckUser: the agent never runs as root: in a workspace of root's it is AgentUID.
 func TestCheckUser(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	uid, _ := Docker{Workspace: dir}.User()
-	err := Docker{Workspace: dir}.CheckUser()
-	if (uid == 0) != (err != nil) {
-		t.Errorf("owner %d: CheckUser = %v; want a problem exactly for root", uid, err)
+	owner, group := workspace.Owner(dir)
+	uid, gid := Docker{Workspace: dir}.User()
+	switch {
+	case owner == 0 && (uid != AgentUID || gid != AgentGID):
+		t.Errorf("a workspace of root's: User = %d:%d, want %d:%d", uid, gid, AgentUID, AgentGID)
+	case owner != 0 && (uid != owner || gid != group):
+		t.Errorf("a workspace of %d:%d: User = %d:%d, want its owner", owner, group, uid, gid)
+	}
+	if err := (Docker{Workspace: dir}).CheckUser(); err != nil {
+		t.Errorf("owner %d: CheckUser = %v", owner, err)
 	}
 	if err := dockerOf(inputs.SyncAuto).CheckUser(); err != nil {
 		t.Errorf("uid 1000: %v", err)

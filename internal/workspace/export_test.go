@@ -19,5 +19,5 @@ func HoldLock(top, name string) (release func(), err error) {
 // DirName exposes the worktree directory naming.
 var DirName = dirName
 
-// GiveBack exposes handing files over with a chosen effective uid.
-var GiveBack = giveBack
+// Reown exposes handing files over with a chosen effective uid.
+var Reown = reown

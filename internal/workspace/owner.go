@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -24,16 +25,41 @@ func Owner(path string) (uid, gid int) {
 // root's, and later steps could not change or delete them.
 func HandBack(dir, owned string) error {
 	uid, gid := Owner(owned)
-	if err := giveBack(dir, uid, gid, os.Geteuid); err != nil {
+	if uid <= 0 {
+		return nil
+	}
+	if err := reown(dir, 0, uid, gid, os.Geteuid); err != nil {
 		return fmt.Errorf("handing files to the workspace owner: %w", err)
 	}
 	return nil
 }
 
-// giveBack hands every file under top that belongs to root over to uid and gid. It does nothing
-// unless we are root and the owner is not.
-func giveBack(top string, uid, gid int, geteuid func() int) error {
-	if geteuid() != 0 || uid <= 0 {
+// Lend gives every file under top that belongs to root to uid:gid, for a run whose agent works
+// as that user in a checkout that belongs to root (act, and the runners built on it, copy the
+// repository in as root). The function it returns gives them back: every file under top that
+// then belongs to uid, the agent's new ones included, goes to the owner top had. Lend does
+// nothing unless we are root, top belongs to root and uid is not root.
+func Lend(top string, uid, gid int) (giveBack func() error, err error) {
+	ouid, ogid := Owner(top)
+	if ouid != 0 || uid <= 0 || os.Geteuid() != 0 {
+		return func() error { return nil }, nil
+	}
+	giveBack = func() error {
+		if err := reown(top, uid, ouid, ogid, os.Geteuid); err != nil {
+			return fmt.Errorf("handing the checkout back to its owner: %w", err)
+		}
+		return nil
+	}
+	if err := reown(top, 0, uid, gid, os.Geteuid); err != nil {
+		return nil, errors.Join(fmt.Errorf("lending the checkout to the agent's user %d: %w", uid, err), giveBack())
+	}
+	return giveBack, nil
+}
+
+// reown hands every file under top that belongs to the user from over to uid and gid. It does
+// nothing unless we are root and uid is another user.
+func reown(top string, from, uid, gid int, geteuid func() int) error {
+	if geteuid() != 0 || uid < 0 || uid == from {
 		return nil
 	}
 	return filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
@@ -47,7 +73,7 @@ func giveBack(top string, uid, gid int, geteuid func() int) error {
 		if err != nil {
 			return nil // gone meanwhile
 		}
-		if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Uid == 0 {
+		if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) == from {
 			if err := os.Lchown(path, uid, gid); err != nil && !os.IsNotExist(err) {
 				return err
 			}

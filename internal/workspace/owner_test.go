@@ -23,7 +23,7 @@ func TestGiveBack(t *testing.T) {
 	if err := os.Symlink("mine.txt", filepath.Join(top, "link")); err != nil {
 		t.Fatal(err)
 	}
-	if err := workspace.GiveBack(top, 1001, 1001, os.Geteuid); err != nil {
+	if err := workspace.Reown(top, 0, 1001, 1001, os.Geteuid); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]uint32{
@@ -36,10 +36,10 @@ func TestGiveBack(t *testing.T) {
 			t.Errorf("%s owned by %d, want %d", path, got, want)
 		}
 	}
-	if err := workspace.GiveBack(top, 0, 0, os.Geteuid); err != nil {
+	if err := workspace.Reown(top, 0, 0, 0, os.Geteuid); err != nil {
 		t.Errorf("giveBack to root: %v", err)
 	}
-	if err := workspace.GiveBack(top, 1001, 1001, func() int { return 1000 }); err != nil {
+	if err := workspace.Reown(top, 0, 1001, 1001, func() int { return 1000 }); err != nil {
 		t.Errorf("giveBack when not root: %v", err)
 	}
 }
@@ -70,6 +70,53 @@ func TestHandBack(t *testing.T) {
 	}
 	if err := workspace.HandBack(filepath.Join(checkout, "missing"), checkout); err != nil {
 		t.Errorf("HandBack of a missing directory: %v", err)
+	}
+}
+
+// TestLend: a checkout of root's is the agent's user's while lent, the agent's new files
+// included, and root's again once given back; a file of another user stays theirs.
+func TestLend(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to create files owned by root and lend them")
+	}
+	top := t.TempDir()
+	write(t, filepath.Join(top, ".git", "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(top, "other.txt"), "another user's")
+	if err := os.Lchown(filepath.Join(top, "other.txt"), 1002, 1002); err != nil {
+		t.Fatal(err)
+	}
+	giveBack, err := workspace.Lend(top, 1000, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]uint32{top: 1000, filepath.Join(top, ".git", "HEAD"): 1000, filepath.Join(top, "other.txt"): 1002} {
+		if got := uidOf(t, path); got != want {
+			t.Errorf("lent: %s owned by %d, want %d", path, got, want)
+		}
+	}
+	agents := filepath.Join(top, "agent.txt")
+	write(t, agents, "the agent's")
+	if err := os.Lchown(agents, 1000, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if err := giveBack(); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]uint32{top: 0, filepath.Join(top, ".git", "HEAD"): 0, agents: 0, filepath.Join(top, "other.txt"): 1002} {
+		if got := uidOf(t, path); got != want {
+			t.Errorf("given back: %s owned by %d, want %d", path, got, want)
+		}
+	}
+
+	// A checkout of another user's is not lent.
+	theirs := t.TempDir()
+	if err := os.Chown(theirs, 1001, 1001); err != nil {
+		t.Fatal(err)
+	}
+	giveBack, err = workspace.Lend(theirs, 1000, 1000)
+	if err != nil || giveBack() != nil || uidOf(t, theirs) != 1001 {
+		t.Errorf("Lend of a checkout of user 1001: %v; owner now %d", err, uidOf(t, theirs))
 	}
 }
 
