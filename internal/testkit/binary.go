@@ -48,6 +48,8 @@ func installHint(name string) string {
 		return "install it with `npm install -g @openai/codex@" + CodexVersion + "`"
 	case "git":
 		return "install git (e.g. `apt-get install git`)"
+	case "act":
+		return "install it with scripts/install-act.sh and put the directory it prints on PATH"
 	case "actionlint":
 		return "install it with scripts/install-actionlint.sh and put the directory it prints on PATH"
 	default:
