@@ -84,4 +84,18 @@
 // Beside the stand-in, codex 0.171.0 runs `git ls-remote https://github.com/openai/plugins.git`
 // in the background (its plugin marketplace), which fails harmlessly offline; the config
 // features.plugins=false stops it.
+//
+// # Workflows under act
+//
+// Act runs a workflow file under nektos/act (ActVersion, which scripts/install-act.sh installs)
+// against the local Docker engine, as Gitea's and Forgejo's runners, built on act, run it too:
+// each job in a container of Platform (BaseImage) on the host's network, each Docker action in a
+// container of its own that joins the job's network, the workspace a volume of root's. Nothing
+// is pulled. Actions come from local directories (Actions, act's --local-repository), GITHUB_*
+// from Env (act lets GITHUB_SERVER_URL, GITHUB_API_URL, GITHUB_GRAPHQL_URL and GITHUB_REPOSITORY
+// be set), secrets from Secrets through act's environment. ActRun.Printed returns the lines the
+// steps printed. actions/checkout cannot be fetched: CheckoutStandIn writes a composite action
+// that fetches the branch from the git remote as it would. The containers a Docker action
+// starts are on Docker's default bridge, where 127.0.0.1 is their own: ForContainers gives a
+// test server an address on the bridge's gateway that they, the host and act's jobs all reach.
 package testkit
