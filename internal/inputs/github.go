@@ -49,6 +49,7 @@ func (l *loader) github(strategy BranchStrategy) GitHubConfig {
 		AllowBots:        l.boolean(InputAllowBots),
 		RefuseIfOpenPR:   l.boolean(InputRefuseIfOpenPR),
 		OutputAction:     l.choice(InputOutputAction),
+		OnPullRequest:    l.mode.OnPullRequest,
 		Relay:            l.boolean(InputGitHubRelay),
 		RelayMaxRequests: int(l.number(InputGitHubRelayMaxRequests, 1, 100000)),
 	}
