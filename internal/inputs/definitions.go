@@ -293,12 +293,12 @@ var Definitions = []Definition{
 	},
 	{
 		Name:        InputContainerUID,
-		Description: "User id the agent runs as in the sandbox. Empty means the owner of working-directory. 0 (root) is refused.",
+		Description: "User id the agent runs as in the sandbox. Empty means the owner of working-directory, or 1000 when that is root (the checkout is then lent to 1000 for the run). 0 (root) is refused.",
 		Kind:        KindNumber,
 	},
 	{
 		Name:        InputContainerGID,
-		Description: "Group id the agent runs as in the sandbox. Empty means the group of working-directory. 0 (root) is refused.",
+		Description: "Group id the agent runs as in the sandbox. Empty means the group of working-directory, or 1000 when root owns it. 0 (root) is refused.",
 		Kind:        KindNumber,
 	},
 	{
