@@ -6,12 +6,7 @@
 #
 # Environment: SANDCASTLE_TOOLS (default ${XDG_CACHE_HOME:-$HOME/.cache}/sandcastle-test-tools).
 set -euo pipefail
-ACT_VERSION=v0.2.89
+# shellcheck source=go-install.sh
+. "$(dirname "$0")/go-install.sh"
 tools="${SANDCASTLE_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/sandcastle-test-tools}"
-bin="$tools/bin"
-if [ "$("$bin/act" --version 2>/dev/null | head -n 1)" != "act version ${ACT_VERSION#v}" ]; then
-	command -v go >/dev/null || { echo "install-act: go not found" >&2; exit 1; }
-	echo "install-act: go install act@$ACT_VERSION into $bin" >&2
-	GOBIN="$bin" go install "github.com/nektos/act@$ACT_VERSION" >&2
-fi
-echo "$bin"
+go_install "$tools/bin" github.com/nektos/act v0.2.89
