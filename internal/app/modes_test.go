@@ -118,3 +118,54 @@ func TestImplementMode(t *testing.T) {
 		})
 	}
 }
+
+// TestPRModeOnlyOnItsBranch: mode pr given alone pushes the agent's commits to the pull
+// request's branch, with a lease, when the checkout is on it; on any other branch (the default
+// branch an issue_comment's checkout has) it is refused before anything starts, so the commits
+// never reach that branch.
+func TestPRModeOnlyOnItsBranch(t *testing.T) {
+	reviewComment := func(head string) map[string]any {
+		return map[string]any{
+			"action": "created", "comment": map[string]any{"body": "@sandcastle rename it"},
+			"pull_request": map[string]any{"number": 5, "title": "Add it", "body": "Adds it",
+				"head": map[string]any{"ref": head, "sha": "abc", "repo": map[string]any{"full_name": ghRepo}},
+				"base": map[string]any{"ref": "main", "repo": map[string]any{"full_name": ghRepo}}},
+			"sender":     map[string]any{"login": "maintainer", "type": "User"},
+			"repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}},
+		}
+	}
+	t.Run("on_its_branch", func(t *testing.T) {
+		t.Parallel()
+		a := newFakeAction(t, commitBash("it.txt", "renamed", "Rename it"), testkit.Text("Renamed it. "+signal))
+		g := withGitHub(t, a, ghToken)
+		gitRun(t, a.env, a.dir, "checkout", "-q", "-b", "feature")
+		g.gitAuth(t, ghToken, "push", "-q", "origin", "feature")
+		gitRun(t, a.env, a.dir, "fetch", "-q", g.remote, "+refs/heads/*:refs/remotes/origin/*")
+		g.api.SetPermission("maintainer", "write")
+		g.event(t, "pull_request_review_comment", reviewComment("feature"))
+		a.input("mode", "pr")
+		inv, out := a.runWant(0)
+		if out["status"] != "complete" || out["pushed"] != "true" || g.remoteSHA(t, "feature") != out["head-sha"] || g.remoteSHA(t, "main") == out["head-sha"] || len(g.api.PRs()) != 0 {
+			t.Errorf("outputs %v; want the commit pushed to feature alone, no pull request opened", out)
+		}
+		if calls := a.claude.Calls(); len(calls) != 1 || !strings.Contains(calls[0].Prompt, "@sandcastle rename it") || !strings.Contains(calls[0].Prompt, "Pull request #5: Add it") {
+			t.Errorf("calls %+v; want the built-in prompt with the comment and the pull request", calls)
+		}
+		checkNoToken(t, a, inv)
+	})
+	t.Run("on_another_branch", func(t *testing.T) {
+		t.Parallel()
+		a := newFakeAction(t) // a claude that fails the test if it runs
+		g := withGitHub(t, a, ghToken)
+		g.event(t, "pull_request_review_comment", reviewComment("feature"))
+		a.input("mode", "pr")
+		before, main := stateOf(t, a.env, a.dir), g.remoteSHA(t, "main")
+		inv := a.run()
+		if inv.code != exitBadInput || !strings.Contains(inv.output(), `input "mode": mode pr pushes to the pull request's own branch, but the checkout is on "main"`) {
+			t.Errorf("exit %d; want a refusal naming the branches", inv.code)
+		}
+		if stateOf(t, a.env, a.dir) != before || g.remoteSHA(t, "main") != main {
+			t.Error("the refused run changed the repository or the remote")
+		}
+	})
+}
