@@ -10,11 +10,11 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
-// TestDockerTriageThroughTheRelay is the schedule workflow: the prompt lists issues with the
-// real gh in the Docker sandbox, through the relay; the agent tries every write gh knows, which
-// the relay refuses before GitHub; then asks for two allowed labels, one that is not and a
-// comment on issue 1. The host carries out what is allowed, lists the refusal, and the token
-// is nowhere in the sandbox.
+// TestDockerTriageThroughTheRelay is the schedule workflow, given only mode: triage: the
+// built-in prompt lists the open issues with the real gh in the Docker sandbox, through the
+// relay; the agent tries every write gh knows, which the relay refuses before GitHub; then asks
+// for two labels the mode allows, one it does not and a comment on issue 1. The host carries
+// out what is allowed, lists the refusal, and the token is nowhere in the sandbox.
 func TestDockerTriageThroughTheRelay(t *testing.T) {
 	a := newDockerAction(t,
 		testkit.Bash(`gh issue view 1 --json title,body,comments > view.txt 2>&1; `+
@@ -22,22 +22,23 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 			`gh api graphql -f query='mutation { closeIssue(input: {issueId: "I_1"}) { clientMutationId } }'; echo "mutation=$?") > attacks.txt 2>&1; `+
 			`env > env.txt; for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline; echo; tr '\0' '\n' < $p/environ; done > procs.txt 2>/dev/null; `+
 			`p=ghs_e2eToken; p="${p}ThatMustNever"; grep -rl "$p" /home /tmp /run /etc /var "$PWD" > found.txt 2>/dev/null; true`),
-		testkit.Text(`Triaged. <result>{"issues": [{"issue": 1, "add_labels": ["bug", "needs-info", "wontfix"], "comment": "Thanks for the report; could you add the version?"}]}</result>`),
+		testkit.Text(`Triaged. <result>{"issues": [{"issue": 1, "add_labels": ["bug", "needs-info", "question"], "comment": "Thanks for the report; could you add the version?"}]}</result> `+signal),
 	)
 	g := withGitHub(t, a, ghToken)
 	g.api.AddIssue(testkit.FakeIssue{Number: 1, Title: "Crash on start", Body: "It crashes."}, "Sandcastle")
 	g.api.AddIssue(testkit.FakeIssue{Number: 2, Title: "Unlabelled", Body: "Not for the agent."})
+	g.api.AddIssue(testkit.FakeIssue{Number: 3, Title: "Fixed long ago", Body: "Closed.", State: "closed"})
 	g.event(t, "schedule", map[string]any{"schedule": "0 * * * *", "repository": map[string]any{"full_name": ghRepo}})
-	writeFile(t, filepath.Join(a.dir, ".git", "info", "exclude"), "triage.md\n*.txt\n")
-	writeFile(t, filepath.Join(a.dir, "triage.md"), "Open issues:\n!`gh issue list --state open --label Sandcastle --json number,title,body,comments,labels`\nAnswer inside <result>...</result>.\n")
-	a.input("prompt-file", "triage.md")
-	a.input("output-action", "triage")
-	a.input("allowed-labels", "bug\nneeds-info")
+	writeFile(t, filepath.Join(a.dir, ".git", "info", "exclude"), "*.txt\n")
+	a.input("mode", "triage")
 	inv, out := a.runWant(0)
+	if out["status"] != "complete" {
+		t.Errorf("status %q, want complete", out["status"])
+	}
 
 	prompt := string(a.model.Requests()[0].Body)
-	if !strings.Contains(prompt, "Crash on start") || strings.Contains(prompt, "Unlabelled") {
-		t.Errorf("the prompt's gh issue list did not list issue 1 alone through the relay:\n%.2000s", prompt)
+	if !strings.Contains(prompt, "Crash on start") || !strings.Contains(prompt, "Unlabelled") || strings.Contains(prompt, "Fixed long ago") || strings.Contains(prompt, "could not be read") {
+		t.Errorf("the built-in prompt's gh issue list did not list the open issues through the relay:\n%.3000s", prompt)
 	}
 	if view := readFile(t, filepath.Join(a.dir, "view.txt")); !strings.Contains(view, "It crashes.") {
 		t.Errorf("gh issue view in the sandbox: %s", view)
@@ -64,7 +65,7 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 	if g.api.Issue(1).State != "open" {
 		t.Error("issue 1 was closed from the sandbox")
 	}
-	if got := g.api.Labels(1); !slices.Equal(got, []string{"Sandcastle", "bug", "needs-info", "sandcastle:triaged"}) {
+	if got := g.api.Labels(1); !slices.Equal(got, []string{"Sandcastle", "bug", "question", "sandcastle:triaged"}) {
 		t.Errorf("labels of #1 = %v; want the two allowed ones and the triaged mark", got)
 	}
 	comments := g.api.Comments(1)
@@ -72,10 +73,10 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 		t.Errorf("comments on #1 = %+v; want the agent's, marked", comments)
 	}
 	var refused []map[string]any
-	if err := json.Unmarshal([]byte(out["refused-actions"]), &refused); err != nil || len(refused) != 1 || refused[0]["value"] != "wontfix" {
-		t.Errorf("refused-actions = %s; want wontfix alone", out["refused-actions"])
+	if err := json.Unmarshal([]byte(out["refused-actions"]), &refused); err != nil || len(refused) != 1 || refused[0]["value"] != "needs-info" {
+		t.Errorf("refused-actions = %s; want needs-info alone", out["refused-actions"])
 	}
-	if summary := readFile(t, a.summary); !strings.Contains(summary, "### Triage") || !strings.Contains(summary, `**refused**: label "wontfix" is not in allowed-labels`) {
+	if summary := readFile(t, a.summary); !strings.Contains(summary, "### Triage") || !strings.Contains(summary, `**refused**: label "needs-info" is not in allowed-labels`) {
 		t.Errorf("the summary lacks the refusal:\n%s", summary)
 	}
 	for _, f := range []string{"env.txt", "procs.txt", "found.txt", "attacks.txt"} {
@@ -92,14 +93,15 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 	checkNoToken(t, a, inv)
 }
 
-// TestDockerReviewOnePerRun is the review workflow on a pull_request event: the agent's output
-// becomes one review, its comments on their lines of the diff but the one outside it, which
-// moves into the body; a re-run posts nothing it posted before.
+// TestDockerReviewOnePerRun is the review workflow on a pull_request event, given only mode:
+// review: the built-in prompt, the agent's output one review, its comments on their lines of
+// the diff but the one outside it, which moves into the body; no progress comment; a re-run
+// posts nothing it posted before.
 func TestDockerReviewOnePerRun(t *testing.T) {
 	answer := testkit.Text(`<result>{"summary": "Two remarks.", "comments": [` +
 		`{"path": "main.go", "line": 2, "body": "Name this constant."},` +
 		`{"path": "main.go", "line": 1, "side": "LEFT", "body": "Why was this removed?", "suggestion": "package old"},` +
-		`{"path": "README.md", "line": 40, "body": "Outside the diff."}]}</result>`)
+		`{"path": "README.md", "line": 40, "body": "Outside the diff."}]}</result> ` + signal)
 	a := newDockerAction(t, answer, answer)
 	g := withGitHub(t, a, ghToken)
 	g.api.SetPermission("maintainer", "write")
@@ -113,10 +115,17 @@ func TestDockerReviewOnePerRun(t *testing.T) {
 		"sender":     map[string]any{"login": "maintainer", "type": "User"},
 		"repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}},
 	})
-	a.input("prompt", "Review the pull request; answer inside <result>...</result>.")
-	a.input("output-action", "review")
-	a.input("progress-comment", "false")
+	a.input("mode", "review")
 	_, out := a.runWant(0)
+	if out["status"] != "complete" {
+		t.Errorf("status %q, want complete", out["status"])
+	}
+	if prompt := a.model.Requests()[0].Transcript(); !strings.Contains(prompt, "# Review pull request #5: Add main") || !strings.Contains(prompt, "Adds main.go") {
+		t.Errorf("the built-in prompt lacks the pull request:\n%s", prompt)
+	}
+	if len(g.api.Comments(5)) != 0 {
+		t.Errorf("comments on #5 = %+v; want none beside the review", g.api.Comments(5))
+	}
 	reviews := g.api.Reviews(5)
 	if len(reviews) != 1 {
 		t.Fatalf("reviews = %+v; want one", reviews)

@@ -109,6 +109,9 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 	add(err)
 	eventArgs := engine.EventArgs(s.gh.event, s.gh.repository)
 	add(engine.CheckPR(cfg, eventArgs, s.gh.event != nil && s.gh.event.PR != nil))
+	if s.names != nil {
+		add(engine.CheckOnPullRequest(cfg, s.gh.event, s.names.Source))
+	}
 	provider, err := agent.Lookup(cfg.Agent) // one of those inputs.Load accepted
 	if err != nil {
 		return nil, err

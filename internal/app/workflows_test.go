@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/scaffold"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
@@ -119,12 +121,8 @@ func TestWorkflowsPassActionlint(t *testing.T) {
 	if p.n == 0 {
 		t.Fatal("README.md shows no workflow; the example is what this test checks")
 	}
-	for _, agent := range scaffold.Agents() {
-		dir := t.TempDir()
-		if _, err := scaffold.Write(dir, scaffold.Options{Agent: agent}); err != nil {
-			t.Fatal(err)
-		}
-		p.add("init-"+agent, readFile(t, filepath.Join(dir, ".github", "workflows", "sandcastle.yml")))
+	for name, text := range initWorkflows(t) {
+		p.add(name, text)
 	}
 	own, _ := filepath.Glob(filepath.Join("..", "..", ".github", "workflows", "*.y*ml"))
 	for _, f := range own {
@@ -145,13 +143,7 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 	for _, b := range yamlBlocks(readFile(t, filepath.Join("..", "..", "README.md"))) {
 		workflows[fmt.Sprintf("README.md:%d", b.line)] = b.text
 	}
-	for _, agent := range scaffold.Agents() {
-		dir := t.TempDir()
-		if _, err := scaffold.Write(dir, scaffold.Options{Agent: agent}); err != nil {
-			t.Fatal(err)
-		}
-		workflows["sandcastle init --agent "+agent] = readFile(t, filepath.Join(dir, ".github", "workflows", "sandcastle.yml"))
-	}
+	maps.Copy(workflows, initWorkflows(t))
 	expr := regexp.MustCompile(`\$\{\{[^}]*\}\}`)
 	steps := 0
 	for name, text := range workflows {
@@ -177,6 +169,8 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 					raw[k] = expr.ReplaceAllString(v, "1")
 				}
 				_, err := inputs.Load(raw, inputs.Env{
+					// The event names the issue a mode's branch is named after.
+					Event:   &event.Event{Name: event.Issues, Issue: &event.Issue{Number: 1, Title: "Fix it"}},
 					WorkDir: t.TempDir(),
 					Stat:    os.Stat,
 					// Every file a workflow names is there (a prompt that asks for the output tag);
@@ -195,9 +189,31 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 			}
 		}
 	}
-	if steps < 1+len(scaffold.Agents()) {
-		t.Errorf("found %d steps that use %s, want one in README and one per agent's starter workflow", steps, scaffold.ActionRef)
+	if want := 1 + len(scaffold.Agents())*(1+len(scaffold.Modes())); steps < want {
+		t.Errorf("found %d steps that use %s, want %d: one in README and one in each starter workflow", steps, scaffold.ActionRef, want)
 	}
+}
+
+// initWorkflows are the workflows `sandcastle init` writes, without and with each --mode, for
+// every agent, by a name that says which.
+func initWorkflows(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, agent := range scaffold.Agents() {
+		dir := t.TempDir()
+		if _, err := scaffold.Write(dir, scaffold.Options{Agent: agent}); err != nil {
+			t.Fatal(err)
+		}
+		out["init-"+agent] = readFile(t, filepath.Join(dir, ".github", "workflows", "sandcastle.yml"))
+		dir = t.TempDir()
+		if _, err := scaffold.Write(dir, scaffold.Options{Agent: agent, Modes: scaffold.Modes()}); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range scaffold.Modes() {
+			out["init-"+agent+"-mode-"+m] = readFile(t, filepath.Join(dir, ".github", "workflows", "sandcastle-"+m+".yml"))
+		}
+	}
+	return out
 }
 
 // TestActionlintCatchesBrokenExamples: the check above can fail. An example that is not YAML,

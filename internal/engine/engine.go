@@ -162,7 +162,9 @@ func (e *engine) decide(ctx context.Context) (event.Decision, error) {
 		perms, written = e.d.GitHub, e.d.GitHub.Ours
 	}
 	return event.Decide(ctx, e.p.Event, event.Policy{
+		Subjects:         g.Subjects,
 		TriggerPhrases:   g.TriggerPhrases,
+		NotBefore:        g.TriggerNotBefore,
 		TriggerLabel:     g.TriggerLabel,
 		AllowedUsers:     g.AllowedUsers,
 		AllowedBots:      g.AllowedBots,

@@ -98,3 +98,27 @@ func issueOf(e *event.Event) int {
 	}
 	return 0
 }
+
+// CheckOnPullRequest refuses a run that must work on the event's pull request's own branch
+// (GitHubConfig.OnPullRequest) and would push, when the checkout is not on that branch
+// (source): the commits would go to whatever branch the checkout has, the default branch of an
+// issue_comment's checkout say. A run that pushes nothing (review) only reads, and may.
+func CheckOnPullRequest(cfg inputs.Config, e *event.Event, source string) error {
+	g := cfg.GitHub
+	if !g.OnPullRequest || g.Push == inputs.PushNone || e == nil || e.Subject() != event.SubjectPullRequest {
+		return nil
+	}
+	pr := prOf(e)
+	var what string
+	switch {
+	case pr == nil || pr.HeadRef == "":
+		what = "the event does not say which branch the pull request's is"
+	case pr.Fork:
+		what = "the pull request's branch is in a fork"
+	case pr.HeadRef == source:
+		return nil
+	default:
+		what = fmt.Sprintf("it is %q", pr.HeadRef)
+	}
+	return &inputs.Problem{Input: inputs.InputMode, Message: fmt.Sprintf("mode %s pushes to the pull request's own branch, but the checkout is on %q and %s; check out the pull request's branch of this repository (actions/checkout with ref: the pull request's head ref)", cfg.Mode, source, what)}
+}

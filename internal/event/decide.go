@@ -11,10 +11,16 @@ import (
 
 // Policy is who and what may start a run.
 type Policy struct {
+	// Subjects are what the run answers (the mode's); an event about anything else is skipped.
+	// None answers every event.
+	Subjects []Subject
 	// TriggerPhrases are matched case-insensitively in comment bodies, as whole words, outside
 	// quoted lines and hidden text. The caller supplies them (the trigger-phrases input, with
 	// its defaults); with none, no comment starts a run.
 	TriggerPhrases []string
+	// NotBefore are words that make a trigger phrase right before them no trigger, since they
+	// ask another mode: the pr mode leaves "/sandcastle review" to the review mode.
+	NotBefore []string
 	// TriggerLabel is the only label whose labeled event starts a run; "" lets any label.
 	TriggerLabel string
 	// AllowedUsers may trigger without write permission. Logins match case-insensitively.
@@ -94,6 +100,9 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 	if e == nil {
 		return Decision{}, errors.New("decide: no event")
 	}
+	if s := e.Subject(); s != "" && len(p.Subjects) > 0 && !slices.Contains(p.Subjects, s) {
+		return skip("the %s event is about %s, and this run answers %s", e.Name, s, strings.Join(subjectNames(p.Subjects), " or ")), nil
+	}
 	if StartedByWorkflow(e.Name) {
 		return proceed(), nil
 	}
@@ -109,7 +118,7 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 		if p.written(e.Comment.Body) {
 			return skip("the comment is the action's own"), nil
 		}
-		if !hasTrigger(e.Comment.Body, p.TriggerPhrases) {
+		if !hasTrigger(e.Comment.Body, p.TriggerPhrases, p.NotBefore) {
 			return skip("comment has no trigger phrase"), nil
 		}
 	case Issues, PullRequest, PullRequestTarget:
@@ -236,14 +245,19 @@ func containsBot(list []string, login string) bool {
 	return slices.ContainsFunc(list, func(s string) bool { return norm(s) == norm(login) })
 }
 
-// hasTrigger reports whether body holds one of phrases as a whole word. The body is sanitized
-// first, so a phrase inside a hidden HTML comment does not count, and quoted lines ("> …") are
-// skipped, so replying to a comment that triggered a run does not trigger another.
-func hasTrigger(body string, phrases []string) bool {
-	var res []*regexp.Regexp
+// hasTrigger reports whether body holds one of phrases as a whole word, not followed by one of
+// the words notBefore. The body is sanitized first, so a phrase inside a hidden HTML comment
+// does not count, and quoted lines ("> …") are skipped, so replying to a comment that triggered
+// a run does not trigger another.
+func hasTrigger(body string, phrases, notBefore []string) bool {
+	var res, others []*regexp.Regexp
 	for _, ph := range phrases {
-		if ph = strings.TrimSpace(ph); ph != "" {
-			res = append(res, phraseRE(ph))
+		if ph = strings.TrimSpace(ph); ph == "" {
+			continue
+		}
+		res = append(res, phraseRE(ph))
+		for _, w := range notBefore {
+			others = append(others, phraseRE(ph+" "+w))
 		}
 	}
 	for line := range strings.Lines(Sanitize(body)) {
@@ -251,6 +265,14 @@ func hasTrigger(body string, phrases []string) bool {
 			continue
 		}
 		line = strings.TrimSuffix(line, "\n")
+		// Another mode's phrase is blanked out first, so that the shorter phrase inside it
+		// does not count, while one elsewhere on the line still does. A match takes the
+		// character on each side of it, which the next one may need: blank until none is left.
+		for _, re := range others {
+			for loc := re.FindStringIndex(line); loc != nil; loc = re.FindStringIndex(line) {
+				line = line[:loc[0]] + strings.Repeat(" ", loc[1]-loc[0]) + line[loc[1]:]
+			}
+		}
 		if slices.ContainsFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(line) }) {
 			return true
 		}
@@ -258,12 +280,16 @@ func hasTrigger(body string, phrases []string) bool {
 	return false
 }
 
-// phraseRE matches phrase between a line edge, space or opening punctuation and a line edge,
-// space or closing punctuation; a "." counts only when it ends a sentence. Word characters, "-",
-// "/" and "@" around it are no boundary: "@sandcastle-bot" names another user, "src/sandcastle"
-// is a path and "/sandcastle.yml" a file.
+// phraseRE matches phrase, its words apart by any spaces, between a line edge, space or opening
+// punctuation and a line edge, space or closing punctuation; a "." counts only when it ends a
+// sentence. Word characters, "-", "/" and "@" around it are no boundary: "@sandcastle-bot"
+// names another user, "src/sandcastle" is a path and "/sandcastle.yml" a file.
 func phraseRE(phrase string) *regexp.Regexp {
 	const before = "(?:^|[\\s(\\[{\"'`*~])"
 	const after = "(?:$|[\\s,!?;:)\\]}\"'`*~]|\\.(?:$|\\s))"
-	return regexp.MustCompile("(?i)" + before + regexp.QuoteMeta(phrase) + after)
+	words := strings.Fields(phrase)
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return regexp.MustCompile("(?i)" + before + strings.Join(words, `\s+`) + after)
 }

@@ -229,3 +229,38 @@ func commentFrom(p *commentPayload) *Comment {
 
 // number formats an issue or pull request number for a prompt.
 func number(n int) string { return strconv.Itoa(n) }
+
+// Subject is what an event is about, which decides the mode that answers it.
+type Subject string
+
+// The subjects of events.
+const (
+	// SubjectIssue is an issue: an issues event, or a comment on an issue.
+	SubjectIssue Subject = "an issue"
+	// SubjectPullRequest is a pull request: a pull_request or pull_request_target event, a
+	// comment on a pull request or on a line of its diff.
+	SubjectPullRequest Subject = "a pull request"
+	// SubjectWorkflow is the workflow itself: a schedule, workflow_dispatch or push.
+	SubjectWorkflow Subject = "the workflow"
+)
+
+// Subject says what e is about; "" for an event of a kind this package does not know.
+func (e *Event) Subject() Subject {
+	switch {
+	case StartedByWorkflow(e.Name):
+		return SubjectWorkflow
+	case e.PR != nil, e.Issue != nil && e.Issue.IsPR:
+		return SubjectPullRequest
+	case e.Issue != nil:
+		return SubjectIssue
+	}
+	return ""
+}
+
+func subjectNames(subjects []Subject) []string {
+	names := make([]string, len(subjects))
+	for i, s := range subjects {
+		names[i] = string(s)
+	}
+	return names
+}

@@ -1,6 +1,10 @@
 package inputs
 
-import "time"
+import (
+	"time"
+
+	"github.com/sandcastle-action/sandcastle/internal/event"
+)
 
 // BranchStrategy says how the agent's commits relate to branches.
 type BranchStrategy string
@@ -167,9 +171,15 @@ type GitHubConfig struct {
 	// ProgressComment keeps one comment on the triggering issue or pull request up to date.
 	ProgressComment bool
 
+	// Subjects are what the mode answers (an issue, a pull request, the workflow); an event
+	// about anything else is skipped. None answers every event.
+	Subjects []event.Subject
 	// TriggerPhrases start a run from a comment; never empty (the default is /sandcastle and
 	// @sandcastle), no two equal ignoring case.
 	TriggerPhrases []string
+	// TriggerNotBefore are words that, right after a trigger phrase, ask another mode: the
+	// phrase does not count then. Set by the mode.
+	TriggerNotBefore []string
 	// TriggerLabel is the label that starts a run; "" = any label.
 	TriggerLabel string
 	// InProgressLabel is on the issue while a run works on it; "" = none. The three labels are

@@ -50,6 +50,8 @@ func (l *loader) github(strategy BranchStrategy) GitHubConfig {
 		RefuseIfOpenPR:   l.boolean(InputRefuseIfOpenPR),
 		OutputAction:     l.choice(InputOutputAction),
 		OnPullRequest:    l.mode.OnPullRequest,
+		Subjects:         l.mode.Subjects,
+		TriggerNotBefore: l.mode.NotBefore,
 		Relay:            l.boolean(InputGitHubRelay),
 		RelayMaxRequests: int(l.number(InputGitHubRelayMaxRequests, 1, 100000)),
 	}

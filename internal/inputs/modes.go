@@ -28,6 +28,12 @@ type Mode struct {
 	// workflow would write them. An input the workflow sets wins, unless the setting says why
 	// the mode cannot work with another value.
 	Settings []Setting
+	// Subjects are what the mode answers: an event about anything else is skipped. None
+	// answers every event.
+	Subjects []event.Subject
+	// NotBefore are words after a trigger phrase that ask another mode, so that this one
+	// leaves the comment to it.
+	NotBefore []string
 	// IssueBranch names the branch after the event's issue: IssueBranch(number, title).
 	IssueBranch bool
 	// OnPullRequest runs on the event's pull request's own branch (GitHubConfig.OnPullRequest).
@@ -59,6 +65,7 @@ var Modes = []Mode{
 	{
 		Name:        ModeImplement,
 		Started:     "an issue labelled `sandcastle`, or a comment with `/sandcastle` on an issue",
+		Subjects:    []event.Subject{event.SubjectIssue},
 		IssueBranch: true,
 		Prompt:      implementPrompt,
 		Settings: []Setting{
@@ -76,7 +83,9 @@ var Modes = []Mode{
 	},
 	{
 		Name:          ModePR,
-		Started:       "a comment with `/sandcastle` on a pull request, or on a line of its diff",
+		Started:       "a comment with `/sandcastle` on a pull request, or on a line of its diff (not `/sandcastle review`)",
+		Subjects:      []event.Subject{event.SubjectPullRequest},
+		NotBefore:     []string{ModeReview},
 		OnPullRequest: true,
 		Prompt:        prPrompt,
 		Settings: []Setting{
@@ -91,6 +100,7 @@ var Modes = []Mode{
 	{
 		Name:          ModeReview,
 		Started:       "a pull request opened, pushed to or marked ready, or a comment with `/sandcastle review` on one",
+		Subjects:      []event.Subject{event.SubjectPullRequest},
 		OnPullRequest: true,
 		Prompt:        reviewPrompt,
 		Settings: []Setting{
@@ -104,9 +114,10 @@ var Modes = []Mode{
 		},
 	},
 	{
-		Name:    ModeTriage,
-		Started: "a schedule, or a run started by hand (`workflow_dispatch`)",
-		Prompt:  triagePrompt,
+		Name:     ModeTriage,
+		Started:  "a schedule, or a run started by hand (`workflow_dispatch`)",
+		Subjects: []event.Subject{event.SubjectWorkflow},
+		Prompt:   triagePrompt,
 		Settings: []Setting{
 			{Input: InputBranchStrategy, Value: string(StrategyHead)},
 			{Input: InputPush, Value: string(PushNone), Needed: changesNoBranch},

@@ -41,6 +41,9 @@ func TestLoad_modeDefaults(t *testing.T) {
 		if g.TriggerLabel != "sandcastle" || g.InProgressLabel != "sandcastle:in-progress" || g.BlockedLabel != "sandcastle:blocked" {
 			t.Errorf("labels %q %q %q", g.TriggerLabel, g.InProgressLabel, g.BlockedLabel)
 		}
+		if !slices.Equal(g.Subjects, []event.Subject{event.SubjectIssue}) {
+			t.Errorf("subjects %q; want issues alone", g.Subjects)
+		}
 		if c.Output != nil || g.OutputAction != OutputActionNone {
 			t.Errorf("Output %+v, output-action %q; want none", c.Output, g.OutputAction)
 		}
@@ -56,6 +59,11 @@ func TestLoad_modeDefaults(t *testing.T) {
 		if c.BranchStrategy != StrategyHead || c.Branch != "" || g.Push != PushLease || g.OpenPR || !g.OnPullRequest || !g.ProgressComment {
 			t.Errorf("strategy %s, branch %q, GitHub %+v; want the pull request's own branch, pushed with a lease", c.BranchStrategy, c.Branch, g)
 		}
+		// event.TestDecideReviewOrPR decides with these.
+		if !slices.Equal(g.TriggerPhrases, []string{"/sandcastle", "@sandcastle"}) || !slices.Equal(g.TriggerNotBefore, []string{"review"}) ||
+			!slices.Equal(g.Subjects, []event.Subject{event.SubjectPullRequest}) {
+			t.Errorf("phrases %q not before %q, subjects %q; want the defaults but for review", g.TriggerPhrases, g.TriggerNotBefore, g.Subjects)
+		}
 	})
 	t.Run("review", func(t *testing.T) {
 		c := load(t, ModeReview, &event.Event{Name: event.PullRequest, Action: "opened", PR: &event.PR{Number: 5}})
@@ -66,8 +74,9 @@ func TestLoad_modeDefaults(t *testing.T) {
 		if g.Push != PushNone || g.OpenPR || g.ProgressComment || !g.OnPullRequest {
 			t.Errorf("GitHub = %+v; want nothing pushed, no comment, on the pull request", g)
 		}
-		if !slices.Equal(g.TriggerPhrases, []string{"/sandcastle review", "@sandcastle review"}) {
-			t.Errorf("trigger phrases %q", g.TriggerPhrases)
+		if !slices.Equal(g.TriggerPhrases, []string{"/sandcastle review", "@sandcastle review"}) || len(g.TriggerNotBefore) != 0 ||
+			!slices.Equal(g.Subjects, []event.Subject{event.SubjectPullRequest}) {
+			t.Errorf("trigger phrases %q, not before %q, subjects %q", g.TriggerPhrases, g.TriggerNotBefore, g.Subjects)
 		}
 		if !strings.Contains(c.Prompt, "<result>") {
 			t.Error("the built-in prompt does not ask for <result>")
@@ -78,6 +87,9 @@ func TestLoad_modeDefaults(t *testing.T) {
 		g := c.GitHub
 		if g.OutputAction != OutputActionTriage || c.Output == nil || c.Output.Tag != "result" || c.MaxIterations != 1 || g.Push != PushNone || g.OpenPR || g.ProgressComment || g.OnPullRequest {
 			t.Errorf("Config %+v; want a triage run that changes no branch", c)
+		}
+		if !slices.Equal(g.Subjects, []event.Subject{event.SubjectWorkflow}) {
+			t.Errorf("subjects %q; want the workflow alone", g.Subjects)
 		}
 		if !slices.Contains(g.Triage.AllowedLabels, "bug") || !slices.Contains(g.Triage.AllowedLabels, "good first issue") || g.Triage.MaxActions != 20 {
 			t.Errorf("Triage = %+v; want GitHub's default labels allowed", g.Triage)
