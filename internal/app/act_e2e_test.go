@@ -3,15 +3,20 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/scaffold"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
@@ -32,44 +37,63 @@ type actWorkflow struct {
 	files map[string]string // the repository's files beside it
 }
 
-// shownWorkflows are the workflows that use the action: the README's and init's. Each runs in
-// a repository that holds what `sandcastle init` writes beside its workflow (a README user runs
-// init for the sandbox's Dockerfile too).
+// shownWorkflows are the workflows that use the action: those `sandcastle init` writes (the
+// starter and one per mode) and the README's, each once (the README's mode examples are init's).
+// Each runs in a repository that holds what init writes beside it; the README's in one with the
+// starter files (a README user runs init for the sandbox's Dockerfile too).
 func shownWorkflows(t *testing.T) []actWorkflow {
 	t.Helper()
-	dir := t.TempDir()
-	written, err := scaffold.Write(dir, scaffold.Options{Agent: "claude-code"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	initWorkflow, files := "", map[string]string{}
-	for _, f := range written {
-		rel, err := filepath.Rel(dir, f)
-		if err != nil || !filepath.IsLocal(rel) {
-			rel = f
-		}
-		content := readFile(t, filepath.Join(dir, rel))
-		if filepath.ToSlash(rel) == ".github/workflows/sandcastle.yml" {
-			initWorkflow = content
-			continue
-		}
-		files[filepath.ToSlash(rel)] = content
-	}
-	if initWorkflow == "" {
-		t.Fatalf("sandcastle init wrote no workflow among %v", written)
-	}
 	var out []actWorkflow
+	seen := map[string]int{}
+	add := func(name, text string, files map[string]string) {
+		if i, ok := seen[text]; ok {
+			out[i].name += " = " + name
+			return
+		}
+		seen[text] = len(out)
+		out = append(out, actWorkflow{name: name, text: text, files: files})
+	}
+	var starter map[string]string
+	for _, modes := range [][]string{nil, scaffold.Modes()} {
+		dir := t.TempDir()
+		written, err := scaffold.Write(dir, scaffold.Options{Agent: "claude-code", Modes: modes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, workflows := map[string]string{}, map[string]string{}
+		for _, f := range written {
+			rel, err := filepath.Rel(dir, f)
+			if err != nil || !filepath.IsLocal(rel) {
+				rel = f
+			}
+			rel = filepath.ToSlash(rel)
+			if strings.HasPrefix(rel, ".github/workflows/") {
+				workflows[rel] = readFile(t, filepath.Join(dir, rel))
+			} else {
+				files[rel] = readFile(t, filepath.Join(dir, rel))
+			}
+		}
+		if len(workflows) == 0 {
+			t.Fatalf("sandcastle init (modes %v) wrote no workflow among %v", modes, written)
+		}
+		for _, name := range slices.Sorted(maps.Keys(workflows)) {
+			add("init "+strings.TrimSuffix(path.Base(name), ".yml"), workflows[name], files)
+		}
+		if modes == nil {
+			starter = files
+		}
+	}
 	for _, b := range yamlBlocks(readFile(t, filepath.Join("..", "..", "README.md"))) {
 		if strings.Contains(b.text, "uses: "+scaffold.ActionRef) {
-			out = append(out, actWorkflow{name: fmt.Sprintf("README.md:%d", b.line), text: b.text, files: files})
+			add(fmt.Sprintf("README.md:%d", b.line), b.text, starter)
 		}
 	}
-	return append(out, actWorkflow{name: "init", text: initWorkflow, files: files})
+	return out
 }
 
 // TestActRunsShownWorkflows runs each workflow the project shows under act, with sandbox none
 // and docker, from the event that starts it, and checks what a later step reads of the action's
-// outputs, what the remote and the fake API received, and how long each run took.
+// outputs and what the remote and the fake API received. It logs how long each run took.
 func TestActRunsShownWorkflows(t *testing.T) {
 	workflows := shownWorkflows(t)
 	if len(workflows) < 2 {
@@ -78,7 +102,7 @@ func TestActRunsShownWorkflows(t *testing.T) {
 	root := actionCheckout(t)
 	for _, w := range workflows {
 		for _, sandbox := range []string{"none", "docker"} {
-			t.Run(strings.NewReplacer(".", "_", ":", "_").Replace(w.name)+"/"+sandbox, func(t *testing.T) {
+			t.Run(regexp.MustCompile(`[^a-zA-Z0-9-]+`).ReplaceAllString(w.name, "_")+"/"+sandbox, func(t *testing.T) {
 				runShown(t, root, w, sandbox)
 			})
 		}
@@ -98,14 +122,15 @@ func actionCheckout(t *testing.T) string {
 	}
 	root := t.TempDir()
 	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-		data, err := os.ReadFile(filepath.Join("..", "..", f))
+		src := filepath.Join("..", "..", f)
+		fi, err := os.Stat(src)
 		if os.IsNotExist(err) {
 			continue // deleted in the checkout
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		fi, err := os.Stat(filepath.Join("..", "..", f))
+		data, err := os.ReadFile(src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,106 +156,217 @@ func actionCheckout(t *testing.T) string {
 	return root
 }
 
+// actRun is one workflow's run under act: its GitHub, its repository, its inputs as the action
+// reads them.
+type actRun struct {
+	label  string // the label the workflow's job asks for, if any
+	api    *testkit.GitHub
+	git    *testkit.GitServer
+	remote string // the bare repository behind the remote
+	dir    string // the repository act runs for
+	e      env
+	cfg    inputs.Config
+	model  *testkit.Anthropic
+}
+
+// scenario is what starts a workflow under act and what must come of it.
+type scenario struct {
+	event string
+	// prepare sets GitHub and the remote up for the event; payload is the event's.
+	prepare func(t *testing.T, r *actRun)
+	payload func(r *actRun) map[string]any
+	// steps are the agent's; check what the run must have done, given its outputs as a later
+	// step read them.
+	steps func(r *actRun) []testkit.Step
+	check func(t *testing.T, r *actRun, outputs map[string]string)
+}
+
 // labelCondition is the label a job's if: asks for.
 var labelCondition = regexp.MustCompile(`github\.event\.label\.name == '([^']+)'`)
 
-// runShown runs w under act with the action's sandbox input set, and checks the outcome.
+// scenarios drive a workflow by the first event it is triggered by.
+var scenarios = map[string]scenario{
+	// A maintainer labels issue 42 with the trigger label; the agent commits; the branch is
+	// pushed, the pull request opened when asked, the progress comment posted.
+	"issues": {
+		event: "issues",
+		payload: func(r *actRun) map[string]any {
+			return issuePayload("maintainer", "Greet the world", false, map[string]any{"action": "labeled", "label": map[string]any{"name": r.label}})
+		},
+		prepare: func(t *testing.T, r *actRun) {
+			if r.label == "" {
+				t.Fatal("the workflow's job asks for no label (if: github.event.label.name == '...')")
+			}
+			r.api.SetPermission("maintainer", "write")
+			r.api.SetLabels(42, r.label)
+		},
+		steps: func(r *actRun) []testkit.Step {
+			return []testkit.Step{commitBash("agent.txt", "from act", "Note the issue"), testkit.Text(finalText(r.cfg, `{"summary": "Noted the issue in agent.txt"}`))}
+		},
+		check: func(t *testing.T, r *actRun, out map[string]string) {
+			branch := out["branch"]
+			if out["status"] != "complete" || out["commit-count"] != "1" || out["pushed"] != "true" || branch == "" {
+				t.Errorf("outputs %v; want complete, one commit, pushed", out)
+			}
+			if got, err := gitOutput(r.remote, "log", "-1", "--format=%s", "refs/heads/"+branch); err != nil || got != "Note the issue" {
+				t.Errorf("the remote's %s: %q, %v; want the agent's commit", branch, got, err)
+			}
+			if r.cfg.Output != nil && out["output-summary"] != "Noted the issue in agent.txt" {
+				t.Errorf("output-summary = %q", out["output-summary"])
+			}
+			if r.cfg.GitHub.OpenPR {
+				owner, _, _ := strings.Cut(ghRepo, "/")
+				prs := r.api.PRs()
+				if len(prs) != 1 || prs[0].Head != owner+":"+branch || !strings.HasSuffix(out["pr-url"], fmt.Sprintf("/pull/%d", prs[0].Number)) {
+					t.Errorf("pull requests %+v, pr-url %q; want one from %s, named by pr-url", prs, out["pr-url"], branch)
+				}
+			}
+			if r.cfg.GitHub.ProgressComment && (len(r.api.Comments(42)) != 1 || !strings.HasSuffix(out["comment-url"], fmt.Sprintf("#issuecomment-%d", r.api.Comments(42)[0].ID))) {
+				t.Errorf("comments %+v, comment-url %q; want the progress comment", r.api.Comments(42), out["comment-url"])
+			}
+			if slices.Contains(r.api.Labels(42), r.label) {
+				t.Errorf("labels %v: the trigger label stayed", r.api.Labels(42))
+			}
+		},
+	},
+	// A pull request from this repository's branch feature is opened; the agent's review of it
+	// is posted, one comment on a line of the diff.
+	"pull_request": {
+		event: "pull_request",
+		payload: func(r *actRun) map[string]any {
+			head, _ := gitOutput(r.remote, "rev-parse", "refs/heads/feature")
+			return map[string]any{
+				"action": "opened", "number": 5,
+				"pull_request": map[string]any{"number": 5, "title": "Add main", "body": "Adds main.go", "draft": false, "user": map[string]any{"login": "maintainer"},
+					"head": map[string]any{"ref": "feature", "sha": head, "repo": map[string]any{"full_name": ghRepo}},
+					"base": map[string]any{"ref": "main", "repo": map[string]any{"full_name": ghRepo}}},
+				"sender":     map[string]any{"login": "maintainer", "type": "User"},
+				"repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}, "default_branch": "main"},
+			}
+		},
+		prepare: func(t *testing.T, r *actRun) {
+			// GitHub's refs of the pull request: its head, and the merge a pull_request run checks
+			// out (feature is main and one commit, so that is feature).
+			gitRun(t, r.e, r.dir, "checkout", "-q", "-b", "feature")
+			writeFile(t, filepath.Join(r.dir, "main.go"), "package main\nconst x = 1\n")
+			gitRun(t, r.e, r.dir, "add", "main.go")
+			gitRun(t, r.e, r.dir, "commit", "-qm", "Add main")
+			gitRun(t, r.e, r.dir, "-c", "http.extraheader=AUTHORIZATION: basic "+basicAuth(ghToken), "push", "-q", "origin",
+				"feature", "feature:refs/pull/5/head", "feature:refs/pull/5/merge")
+			gitRun(t, r.e, r.dir, "checkout", "-q", "main")
+			r.api.SetPermission("maintainer", "write")
+			pr := r.api.AddPR(testkit.FakePR{Number: 5, Head: "feature", Base: "main", Title: "Add main", Body: "Adds main.go"})
+			r.api.SetFiles(pr.Number, testkit.FakeFile{Name: "main.go", Patch: "@@ -0,0 +1,2 @@\n+package main\n+const x = 1"})
+		},
+		steps: func(r *actRun) []testkit.Step {
+			return []testkit.Step{testkit.Text(finalText(r.cfg, `{"summary": "One remark.", "comments": [{"path": "main.go", "line": 2, "body": "Name this constant."}]}`))}
+		},
+		check: func(t *testing.T, r *actRun, out map[string]string) {
+			reviews := r.api.Reviews(5)
+			if out["status"] != "complete" || len(reviews) != 1 || out["review-url"] == "" || !strings.Contains(reviews[0].Body, "One remark.") || len(reviews[0].Comments) != 1 {
+				t.Errorf("outputs %v, reviews %+v; want one review with the summary and the comment on its line", out, reviews)
+			}
+		},
+	},
+	// The schedule: the agent labels and comments on issue 1, which the host does; with the
+	// Docker sandbox the built-in prompt read the open issues through the relay.
+	"schedule": {
+		event: "schedule",
+		payload: func(r *actRun) map[string]any {
+			return map[string]any{"schedule": "17 6 * * *", "repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}, "default_branch": "main"}}
+		},
+		prepare: func(t *testing.T, r *actRun) {
+			r.api.AddIssue(testkit.FakeIssue{Number: 1, Title: "Crash on start", Body: "It crashes."})
+		},
+		steps: func(r *actRun) []testkit.Step {
+			return []testkit.Step{testkit.Text(finalText(r.cfg, `{"issues": [{"issue": 1, "add_labels": ["bug"], "comment": "Thanks; which version?"}]}`))}
+		},
+		check: func(t *testing.T, r *actRun, out map[string]string) {
+			if out["status"] != "complete" || out["applied-actions"] == "[]" || !slices.Contains(r.api.Labels(1), "bug") || len(r.api.Comments(1)) != 1 {
+				t.Errorf("outputs %v, labels %v, comments %+v; want the label and the comment on #1", out, r.api.Labels(1), r.api.Comments(1))
+			}
+			if r.cfg.Sandbox == inputs.SandboxDocker && !strings.Contains(r.model.Requests()[0].Transcript(), "Crash on start") {
+				t.Errorf("the prompt lacks the open issue, which the relay lists:\n%.2000s", r.model.Requests()[0].Transcript())
+			}
+		},
+	},
+}
+
+// finalText is the agent's last message: result in the output tag when there is one, and the
+// completion signal.
+func finalText(cfg inputs.Config, result string) string {
+	text := "Done. "
+	if cfg.Output != nil {
+		text += fmt.Sprintf("<%s>%s</%s> ", cfg.Output.Tag, result, cfg.Output.Tag)
+	}
+	return text + signal
+}
+
+// runShown runs w under act with the action's sandbox input set, from the event that starts it,
+// and checks the outcome.
 func runShown(t *testing.T, root string, w actWorkflow, sandbox string) {
 	wf := parseWorkflow(t, w.text)
 	step := wf.actionStep(t)
 	step.set("sandbox", sandbox)
-	id := step.id()
 	wf.appendStep(t, fmt.Sprintf(`name: What a later step reads
 env:
   OUTPUTS: ${{ toJSON(steps.%s.outputs) }}
 run: printf 'sandcastle-outputs %%s\n' "$(printf '%%s' "$OUTPUTS" | tr -d '\n')"
-`, id))
-
+`, step.id()))
 	on := wf.triggers()
-	if len(on) != 1 || on[0] != "issues" {
-		t.Fatalf("%s: triggered by %v; the act tier drives issues workflows", w.name, on)
-	}
-	label := step.with()["trigger-label"]
-	if m := labelCondition.FindStringSubmatch(w.text); label == "" && m != nil {
-		label = m[1]
+	sc, ok := scenarios[on[0]]
+	if !ok {
+		t.Fatalf("%s: the act tier has no scenario for its first trigger, %s", w.name, on[0])
 	}
 
-	srv := testkit.NewGitServer(t, ghToken, "")
-	api := testkit.NewGitHub(t, ghToken, ghRepo)
-	api.SetPermission("maintainer", "write")
+	r := &actRun{git: testkit.NewGitServer(t, ghToken, ""), api: testkit.NewGitHub(t, ghToken, ghRepo), e: hermeticEnv(t)}
 	files := map[string]string{"README.md": "# widgets\n", ".github/workflows/agent.yml": wf.String(t)}
-	for k, v := range w.files {
-		files[k] = v
-	}
+	maps.Copy(files, w.files)
 	with := step.with()
 	if p := with["prompt-file"]; p != "" && files[p] == "" {
 		files[p] = "Work on issue #{{ISSUE_NUMBER}}: {{ISSUE_TITLE}}\n\n{{ISSUE_BODY}}\n\nAnswer in <result>.\n"
 	}
 	// The workspace is where act runs, at the same path in its containers; the default image is
 	// named after it, so each case has a name of its own.
-	dir := filepath.Join(t.TempDir(), "widgets-"+strings.ToLower(regexp.MustCompile(`[^a-zA-Z0-9]+`).ReplaceAllString(w.name, "-"))+"-"+sandbox)
-	e := hermeticEnv(t)
-	remote := pushedRepo(t, e, srv, dir, files)
+	r.dir = filepath.Join(t.TempDir(), "widgets-"+strings.ToLower(regexp.MustCompile(`[^a-zA-Z0-9]+`).ReplaceAllString(w.name, "-"))+"-"+sandbox)
+	r.remote = pushedRepo(t, r.e, r.git, r.dir, files)
 
-	final := "Done: noted it in agent.txt. " + signal
-	summary := ""
-	if with["output-tag"] != "" {
-		summary = "Noted the issue in agent.txt"
-		final += fmt.Sprintf(" <%s>{\"summary\": %q}</%s>", with["output-tag"], summary, with["output-tag"])
+	if m := labelCondition.FindStringSubmatch(w.text); m != nil {
+		r.label = m[1]
 	}
-	model := testkit.NewAnthropic(t, commitBash("agent.txt", "from act", "Note the issue"), testkit.Text(final))
-
+	sc.prepare(t, r)
+	payload, err := json.Marshal(sc.payload(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.cfg = stepConfig(t, with, r.dir, sc.event, payload)
+	r.model = testkit.NewAnthropic(t, sc.steps(r)...)
 	if sandbox == "docker" {
-		standInBases(t, stepConfig(t, with, dir).Docker.Dockerfile)
+		standInBases(t, r.cfg.Docker.Dockerfile)
 	}
 
-	act := testkit.NewAct(t, dir)
+	act := testkit.NewAct(t, r.dir)
 	act.Actions[scaffold.ActionRef] = root
 	act.Actions[scaffold.CheckoutRef] = testkit.CheckoutStandIn(t)
 	act.Env = map[string]string{
 		"GITHUB_REPOSITORY":  ghRepo,
-		"GITHUB_SERVER_URL":  srv.URL,
-		"GITHUB_API_URL":     api.APIURL,
-		"GITHUB_GRAPHQL_URL": api.GraphQLURL,
+		"GITHUB_SERVER_URL":  r.git.URL,
+		"GITHUB_API_URL":     r.api.APIURL,
+		"GITHUB_GRAPHQL_URL": r.api.GraphQLURL,
 		// The sandbox is on Docker's default bridge: no 127.0.0.1 of this machine there.
-		"ANTHROPIC_BASE_URL": testkit.ForContainers(t, model.URL()),
+		"ANTHROPIC_BASE_URL": testkit.ForContainers(t, r.model.URL()),
 	}
 	act.Secrets = map[string]string{"GITHUB_TOKEN": ghToken, "ANTHROPIC_API_KEY": testkit.FakeAPIKey}
-	payload, err := json.Marshal(labeledIssue("maintainer", label, "Please note it."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := act.Run(t.Context(), filepath.Join(dir, ".github", "workflows", "agent.yml"), "issues", payload)
-	t.Logf("act run of %s with sandbox %s: %s", w.name, sandbox, run.Duration.Round(100_000_000))
+	run := act.Run(t.Context(), filepath.Join(r.dir, ".github", "workflows", "agent.yml"), sc.event, payload)
+	t.Logf("act run of %s (%s) with sandbox %s: %s", w.name, sc.event, sandbox, run.Duration.Round(100*time.Millisecond))
 	if run.Err != nil {
 		t.Fatalf("%v\n%s", run.Err, run.Log)
 	}
 	if testing.Verbose() {
 		t.Logf("act's log:\n%s", run.Log)
 	}
-
 	outputs := printedOutputs(t, run)
-	branch := outputs["branch"]
-	if outputs["status"] != "complete" || outputs["commit-count"] != "1" || outputs["pushed"] != "true" || branch == "" {
-		t.Errorf("outputs %v; want complete, one commit, pushed", outputs)
-	}
-	if summary != "" && outputs["output-summary"] != summary {
-		t.Errorf("output-summary = %q, want %q", outputs["output-summary"], summary)
-	}
-	got, err := gitOutput(remote, "log", "-1", "--format=%s", "refs/heads/"+branch)
-	if err != nil || got != "Note the issue" {
-		t.Errorf("the remote's %s: %q, %v; want the agent's commit", branch, got, err)
-	}
-	if with["open-pr"] == "true" {
-		prs := api.PRs()
-		owner, _, _ := strings.Cut(ghRepo, "/")
-		if len(prs) != 1 || prs[0].Head != owner+":"+branch || outputs["pr-url"] == "" || !strings.HasSuffix(outputs["pr-url"], fmt.Sprintf("/pull/%d", prs[0].Number)) {
-			t.Errorf("pull requests %+v, pr-url %q; want one from %s, named by pr-url", prs, outputs["pr-url"], branch)
-		}
-	}
-	if comments := api.Comments(42); len(comments) == 0 || outputs["comment-url"] == "" {
-		t.Errorf("progress comment: %d comment(s) on the issue, comment-url %q", len(comments), outputs["comment-url"])
-	}
+	sc.check(t, r, outputs)
 	// A step of the workflow itself that reads outputs printed what it read (README's Report).
 	for _, want := range wf.echoes(t, outputs) {
 		if !printed(run, want) {
@@ -272,15 +408,22 @@ func pushedRepo(t *testing.T, e env, srv *testkit.GitServer, dir string, files m
 	return remote
 }
 
-// stepConfig is the Config the action's step makes of with in dir, expressions taken as "1".
-func stepConfig(t *testing.T, with map[string]string, dir string) inputs.Config {
+// stepConfig is the Config the action's step makes of with in dir for the event, expressions
+// taken as "1".
+func stepConfig(t *testing.T, with map[string]string, dir, name string, payload []byte) inputs.Config {
 	t.Helper()
+	path := filepath.Join(t.TempDir(), "event.json")
+	writeFile(t, path, string(payload))
+	ev, err := event.Load(name, path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	expr := regexp.MustCompile(`\$\{\{[^}]*\}\}`)
 	raw := inputs.Raw{}
 	for k, v := range with {
 		raw[k] = expr.ReplaceAllString(v, "1")
 	}
-	cfg, err := inputs.Load(raw, inputs.Env{WorkDir: dir, ReadFile: inputs.ReadRegular, Stat: os.Stat, Agents: agentInfos()})
+	cfg, err := inputs.Load(raw, inputs.Env{WorkDir: dir, ReadFile: inputs.ReadRegular, Stat: os.Stat, Agents: agentInfos(), Event: ev})
 	if err != nil {
 		t.Fatalf("the step's inputs: %v", err)
 	}

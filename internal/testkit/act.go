@@ -143,7 +143,8 @@ func (a *Act) Run(ctx context.Context, workflow, event string, payload []byte) A
 // of github.ref (fetch-depth commits of it; 0 fetches every branch with its history) from
 // GITHUB_SERVER_URL/<repository>, with the token as the Basic credential GitHub takes, checks it
 // out into the workspace (or path in it) and, with persist-credentials (the default), keeps the
-// credential in .git/config as actions/checkout does.
+// credential in .git/config as actions/checkout does. For a pull request's github.ref
+// (refs/pull/<n>/merge) it checks out that commit, detached.
 func CheckoutStandIn(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -188,21 +189,31 @@ runs:
       run: |
         set -euo pipefail
         ref=${REF:-$GITHUB_REF}
-        branch=${ref#refs/heads/}
+        case $ref in
+        refs/heads/*) branch=${ref#refs/heads/} local=refs/remotes/origin/${ref#refs/heads/} ;;
+        refs/pull/*) branch="" local=refs/remotes/pull/${ref#refs/pull/} ;;
+        *) branch=$ref local=refs/remotes/origin/$ref ref=refs/heads/$ref ;;
+        esac
         dir=$GITHUB_WORKSPACE${DEST:+/$DEST}
         header="AUTHORIZATION: basic $(printf 'x-access-token:%s' "$TOKEN" | base64 -w0)"
         mkdir -p "$dir"
         cd "$dir"
-        git init -q -b "$branch"
+        git init -q
         git remote add origin "$GITHUB_SERVER_URL/$REPOSITORY"
+        depth=--depth=$DEPTH
+        refspecs=("+$ref:$local")
         if [ "$DEPTH" = 0 ]; then
-          git -c http.extraheader="$header" fetch -q --no-tags origin '+refs/heads/*:refs/remotes/origin/*'
-        else
-          git -c http.extraheader="$header" fetch -q --no-tags --depth="$DEPTH" origin "+refs/heads/$branch:refs/remotes/origin/$branch"
+          depth=
+          refspecs+=('+refs/heads/*:refs/remotes/origin/*')
         fi
-        git checkout -q --force -B "$branch" "refs/remotes/origin/$branch"
+        git -c http.extraheader="$header" fetch -q --no-tags $depth origin "${refspecs[@]}"
+        if [ -n "$branch" ]; then
+          git checkout -q --force -B "$branch" "$local"
+        else
+          git checkout -q --force --detach "$local"
+        fi
         if [ "$PERSIST" = true ]; then
           git config "http.$GITHUB_SERVER_URL/.extraheader" "$header"
         fi
-        printf 'checked out %s at %s\n' "$branch" "$(git rev-parse HEAD)"
+        printf 'checked out %s at %s\n' "$ref" "$(git rev-parse HEAD)"
 `
