@@ -63,9 +63,6 @@ func TestActionYMLMatchesDefinitions(t *testing.T) {
 		if d.ActionDefault != "" {
 			want = d.ActionDefault
 		}
-		if PresetByMode(d.Name) {
-			want = "" // the runner would set it, and the mode's value never apply
-		}
 		if got := spec.Default.Value; got != want {
 			t.Errorf("input %q: default = %q, want %q", in.name, got, want)
 		}

@@ -130,22 +130,6 @@ var Modes = []Mode{
 	},
 }
 
-// PresetByMode reports whether a mode gives the input name a value. action.yml declares no
-// default for such an input: GitHub's runner, and act, set INPUT_<NAME> to the declared default
-// of every input a workflow leaves out, so the mode could never tell that value from one given,
-// and its own would never apply (a needed one would even be refused). Load still falls back to
-// the input's Default.
-func PresetByMode(name string) bool {
-	for _, m := range Modes {
-		for _, s := range m.Settings {
-			if s.Input == name {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // modeNames lists the mode input's choices, in the table's order.
 func modeNames() []string {
 	names := make([]string, len(Modes))
