@@ -181,6 +181,14 @@ type GitHubConfig struct {
 	AllowBots bool
 	// RefuseIfOpenPR refuses an issue that already has an open pull request by a collaborator.
 	RefuseIfOpenPR bool
+	// OnPullRequest runs on the event's pull request's own branch: the pull request is looked
+	// up, its head fetched, and the agent works on a branch named as its head branch (for a
+	// fork's, one of this repository: see AllowForks), pushed back with a lease; an event about
+	// no pull request is skipped. Set by mode pr and review.
+	OnPullRequest bool
+	// AllowForks lets an OnPullRequest run work on a pull request from a fork; its commits go
+	// to a branch of this repository, never to the fork. Off: such a pull request is refused.
+	AllowForks bool
 
 	// OutputAction is what the host does with the structured output: none, review or triage.
 	OutputAction string
