@@ -13,15 +13,16 @@ type Comment struct {
 	URL string
 }
 
-// ours reports whether a comment can be one a run wrote: one by a bot (the job's token writes
-// as github-actions[bot], an App as its own bot) or by someone with a standing role in the
-// repository (whose personal token a workflow may use). A stranger who copies a marker into a
-// comment of their own must not have it taken over, their name on the run's status.
-func ours(cm *github.IssueComment) bool {
-	if cm.GetUser().GetType() == "Bot" {
+// ours reports whether a comment, by a user of userType with association to the repository,
+// can be one a run wrote: one by a bot (the job's token writes as github-actions[bot], an App as
+// its own bot) or by someone with a standing role in the repository (whose personal token a
+// workflow may use). A stranger who copies a marker into a comment of their own must not have it
+// taken over, their name on the run's status.
+func ours(userType, association string) bool {
+	if userType == "Bot" {
 		return true
 	}
-	switch cm.GetAuthorAssociation() {
+	switch association {
 	case "OWNER", "MEMBER", "COLLABORATOR":
 		return true
 	}
@@ -48,7 +49,7 @@ func (c *Client) UpsertComment(ctx context.Context, owner, repo string, issue in
 			return Comment{}, false, wrap("list comments on "+object, err)
 		}
 		for _, cm := range comments {
-			if Marked(cm.GetBody(), marker) && ours(cm) {
+			if Marked(cm.GetBody(), marker) && ours(cm.GetUser().GetType(), cm.GetAuthorAssociation()) {
 				found = cm.GetID()
 			}
 		}
