@@ -17,32 +17,44 @@ import (
 // it, the token, the API bound to the repository and issue the run reports on, and where the
 // run's branch is pushed.
 type gitHub struct {
-	cfg     inputs.GitHubConfig
-	token   string
-	actions bool         // running as a GitHub Action
-	event   *event.Event // nil outside Actions
-	// eventUnread says GITHUB_EVENT_PATH names an event that could not be read: event is nil,
-	// though the run was started by one.
-	eventUnread bool
-	repository  string          // owner/name
-	server      string          // GITHUB_SERVER_URL
-	apiURL      string          // GITHUB_API_URL; "" for github.com's
-	graphQLURL  string          // GITHUB_GRAPHQL_URL; "" to derive it from apiURL
-	runURL      string          // the workflow run's page; "" when unknown
-	runID       string          // GITHUB_RUN_ID and attempt, for recovery branch names
-	repo        *githubapi.Repo // nil without a token and a repository
+	cfg        inputs.GitHubConfig
+	token      string
+	actions    bool            // running as a GitHub Action
+	event      *event.Event    // nil outside Actions
+	repository string          // owner/name
+	server     string          // GITHUB_SERVER_URL
+	apiURL     string          // GITHUB_API_URL; "" for github.com's
+	graphQLURL string          // GITHUB_GRAPHQL_URL; "" to derive it from apiURL
+	runURL     string          // the workflow run's page; "" when unknown
+	runID      string          // GITHUB_RUN_ID and attempt, for recovery branch names
+	repo       *githubapi.Repo // nil without a token and a repository
 	// pushURL is origin's URL as the run found it, before the agent could touch .git/config;
 	// "" when origin is not on the GitHub server, whose token then never goes to git.
 	pushURL string
 }
 
-// newGitHub reads the event and binds the API client. Nothing is sent to GitHub yet. It is
-// returned with its error, an *inputs.Problem, holding what could be read.
-func newGitHub(getenv func(string) string, cfg inputs.Config) (*gitHub, error) {
+// readEvent reads the event that started the workflow; nil outside Actions. An event that
+// cannot be read is an *inputs.Problem.
+func readEvent(getenv func(string) string) (*event.Event, error) {
+	path := getenv("GITHUB_EVENT_PATH")
+	if getenv("GITHUB_ACTIONS") != "true" || path == "" {
+		return nil, nil
+	}
+	e, err := event.Load(getenv("GITHUB_EVENT_NAME"), path)
+	if err != nil {
+		return nil, &inputs.Problem{Message: "the event that started the workflow cannot be used: " + err.Error()}
+	}
+	return e, nil
+}
+
+// newGitHub binds the API client to the event readEvent read. Nothing is sent to GitHub yet. It
+// is returned with its error, an *inputs.Problem, holding what could be read.
+func newGitHub(getenv func(string) string, cfg inputs.Config, e *event.Event) (*gitHub, error) {
 	h := &gitHub{
 		cfg:     cfg.GitHub,
 		token:   cfg.GitHub.Token,
 		actions: getenv("GITHUB_ACTIONS") == "true",
+		event:   e,
 		server:  strings.TrimRight(orDefault(getenv("GITHUB_SERVER_URL"), "https://github.com"), "/"),
 		apiURL:  getenv("GITHUB_API_URL"),
 
@@ -52,19 +64,12 @@ func newGitHub(getenv func(string) string, cfg inputs.Config) (*gitHub, error) {
 		h.token = getenv("GITHUB_TOKEN")
 	}
 	issue := 0
-	if path := getenv("GITHUB_EVENT_PATH"); h.actions && path != "" {
-		e, err := event.Load(getenv("GITHUB_EVENT_NAME"), path)
-		if err != nil {
-			h.eventUnread = true
-			return h, &inputs.Problem{Message: "the event that started the workflow cannot be used: " + err.Error()}
-		}
-		h.event = e
-		switch {
-		case e.Issue != nil:
-			issue = e.Issue.Number
-		case e.PR != nil:
-			issue = e.PR.Number
-		}
+	switch {
+	case e == nil:
+	case e.Issue != nil:
+		issue = e.Issue.Number
+	case e.PR != nil:
+		issue = e.PR.Number
 	}
 	h.repository = getenv("GITHUB_REPOSITORY")
 	if h.event != nil && h.event.Repository != "" {

@@ -93,9 +93,11 @@ func preflight(ctx context.Context, sys System, raw inputs.Raw, workDir string, 
 // problem of the inputs, and of the repository and environment they name, is an
 // *inputs.Problem; any other error means the check itself could not be made.
 func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (*setup, error) {
+	ev, eventErr := readEvent(sys.Getenv)
 	cfg, err := inputs.Load(raw, inputs.Env{WorkDir: workDir, ReadFile: inputs.ReadRegular, Stat: os.Stat,
-		Agents: agentInfos(), Home: sys.Getenv("HOME")})
-	if err != nil {
+		Agents: agentInfos(), Home: sys.Getenv("HOME"), Event: ev, EventUnread: eventErr != nil})
+	if err := errors.Join(eventErr, err); err != nil {
+		// What the rest checks depends on the event, even the branch's name.
 		return nil, err
 	}
 	s := &setup{cfg: cfg, gitEnv: engine.HostBase(sys.Getenv), home: sys.Getenv("HOME")}
@@ -103,9 +105,9 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 	add := func(err ...error) { errs = append(errs, err...) }
 	s.names, err = s.checkRepository(ctx, sys.Getenv("GITHUB_ACTIONS") == "true")
 	add(err)
-	s.gh, err = newGitHub(sys.Getenv, cfg)
+	s.gh, err = newGitHub(sys.Getenv, cfg, ev)
 	add(err)
-	eventArgs := engine.EventArgs(s.gh.event, s.gh.repository, s.gh.eventUnread)
+	eventArgs := engine.EventArgs(s.gh.event, s.gh.repository)
 	add(engine.CheckPR(cfg, eventArgs, s.gh.event != nil && s.gh.event.PR != nil))
 	provider, err := agent.Lookup(cfg.Agent) // one of those inputs.Load accepted
 	if err != nil {

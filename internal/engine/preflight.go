@@ -34,17 +34,8 @@ func CheckGitHub(g inputs.GitHubConfig, e *event.Event, token, repository string
 }
 
 // EventArgs are the event's built-in prompt arguments, with the repository the run works for
-// (owner/name) when the event names none; nil without an event. For an event that could not be
-// read (unread), whose own problem is reported, every key gets a stand-in, so that it is not
-// reported again as every placeholder that names it.
-func EventArgs(e *event.Event, repository string, unread bool) map[string]string {
-	if unread {
-		args := map[string]string{}
-		for _, k := range event.ArgNames() {
-			args[k] = k
-		}
-		return args
-	}
+// (owner/name) when the event names none; nil without an event.
+func EventArgs(e *event.Event, repository string) map[string]string {
 	if e == nil {
 		return nil
 	}

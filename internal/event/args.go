@@ -9,8 +9,6 @@ package event
 // present only when the event has that thing, so a template that needs an issue fails to
 // resolve on a push instead of running with an empty number; an issue whose body is empty still
 // has ISSUE_BODY "".
-//
-// ArgNames lists every key PromptArgs can set.
 func (e *Event) PromptArgs() map[string]string {
 	args := map[string]string{}
 	set := func(k, v string) { args[k] = Sanitize(v) }
@@ -51,11 +49,4 @@ func (e *Event) PromptArgs() map[string]string {
 		set("REPOSITORY", e.Repository)
 	}
 	return args
-}
-
-// ArgNames are the keys PromptArgs can set, for a caller that must know them without an event
-// (one that could not be read, say).
-func ArgNames() []string {
-	return []string{"ISSUE_NUMBER", "ISSUE_TITLE", "ISSUE_BODY", "PR_NUMBER", "PR_TITLE", "PR_BODY", "HEAD_REF", "BASE_REF",
-		"COMMENT_BODY", "REVIEW_PATH", "REVIEW_LINE", "DIFF_HUNK", "ACTOR", "REPOSITORY"}
 }

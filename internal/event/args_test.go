@@ -3,7 +3,6 @@ package event
 import (
 	"maps"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
@@ -121,20 +120,6 @@ func TestPromptArgs(t *testing.T) {
 				t.Errorf("PromptArgs:\n got %s\nwant %s", dump(t, got), dump(t, tt.want))
 			}
 		})
-	}
-}
-
-// TestArgNames: ArgNames are exactly the keys of an event that has everything.
-func TestArgNames(t *testing.T) {
-	t.Parallel()
-	e := &Event{
-		Name: PullRequestReviewComment, Actor: "octocat", Repository: "o/r",
-		Issue:   &Issue{Number: 1, Title: "t", Body: "b"},
-		PR:      &PR{Number: 2, Title: "t", Body: "b", HeadRef: "h", BaseRef: "main"},
-		Comment: &Comment{ID: 3, Thread: 3, Body: "c", Path: "a.go", Line: 4, DiffHunk: "@@ -1 +1 @@"},
-	}
-	if got, want := slices.Sorted(maps.Keys(e.PromptArgs())), slices.Sorted(slices.Values(ArgNames())); !slices.Equal(got, want) {
-		t.Errorf("PromptArgs keys %q, ArgNames %q", got, want)
 	}
 }
 

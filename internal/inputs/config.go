@@ -54,11 +54,17 @@ const LogStdout = "-"
 
 // Config is one validated run configuration. Paths are absolute; lists carry no blank entries.
 type Config struct {
-	// Prompt is the prompt text: the prompt input, or the contents of PromptFile.
+	// Mode is the mode's name, one of Modes; ModeRun unless the mode input says otherwise.
+	Mode string
+	// Prompt is the prompt text: the prompt input, the contents of PromptFile, or the mode's
+	// built-in prompt.
 	Prompt string
 	// PromptFile is the absolute path Prompt was read from, "" for an inline prompt. Only a prompt
 	// from a file is a template ({{KEY}} substitution, !`cmd` expansion); an inline one is verbatim.
 	PromptFile string
+	// BuiltInPrompt says Prompt is the mode's built-in template, used since neither prompt nor
+	// prompt-file was set. It is a template as a file's is.
+	BuiltInPrompt bool
 	// PromptArgs are the {{KEY}} values for a template; nil when none were given.
 	PromptArgs map[string]string
 	// CompletionSignals are the texts that end the loop; never empty.
@@ -181,17 +187,19 @@ type GitHubConfig struct {
 	AllowBots bool
 	// RefuseIfOpenPR refuses an issue that already has an open pull request by a collaborator.
 	RefuseIfOpenPR bool
-	// OnPullRequest runs on the event's pull request's own branch: the pull request is looked
-	// up, its head fetched, and the agent works on a branch named as its head branch (for a
-	// fork's, one of this repository: see AllowForks), pushed back with a lease; an event about
-	// no pull request is skipped. Set by mode pr and review.
-	OnPullRequest bool
 	// AllowForks lets an OnPullRequest run work on a pull request from a fork; its commits go
 	// to a branch of this repository, never to the fork. Off: such a pull request is refused.
 	AllowForks bool
 
 	// OutputAction is what the host does with the structured output: none, review or triage.
 	OutputAction string
+	// OnPullRequest runs on the event's pull request's own branch: the pull request the event
+	// is about (a pull_request event's, or the one a comment was made on) is looked up, its head
+	// fetched and checked out (in a worktree, on a branch named as its head branch; a fork's on
+	// one of this repository, see AllowForks), and the commits pushed back to it, with a lease on
+	// the head the run started from. An event about no pull request is skipped. Set by the modes
+	// pr and review.
+	OnPullRequest bool
 	// Triage is what a triage run may do; zero unless OutputAction is triage.
 	Triage TriageConfig
 	// Relay gives the Docker sandbox read-only access to the repository on GitHub;

@@ -74,6 +74,7 @@ type Definition struct {
 
 // Input names, so code and tests refer to inputs without repeating string literals.
 const (
+	InputMode                     = "mode"
 	InputPrompt                   = "prompt"
 	InputPromptFile               = "prompt-file"
 	InputPromptArgs               = "prompt-args"
@@ -163,19 +164,26 @@ const DefaultCompletionSignal = "<promise>COMPLETE</promise>"
 // Definitions lists every input, in the order action.yml and --help show them.
 var Definitions = []Definition{
 	{
+		Name:        InputMode,
+		Default:     ModeRun,
+		Description: "What the run is for; it gives the inputs a workflow leaves out the values that job needs (see Modes in the README). run presets nothing; implement works on the event's issue, on the branch sandcastle/issue-N-TITLE, and opens a draft pull request that closes it; pr makes the changes a comment on a pull request asks for and pushes them to its branch; review posts one review of the event's pull request; triage labels, comments on and closes open issues. Each but run has a built-in prompt, which prompt or prompt-file replaces. An input the workflow sets wins, unless the mode cannot work with its value: then the run is refused, naming both.",
+		Kind:        KindChoice,
+		Choices:     modeNames(),
+	},
+	{
 		Name:        InputPrompt,
-		Description: "The prompt, given inline. It is sent to the agent verbatim: no {{KEY}} substitution and no !`cmd` expansion. Set exactly one of prompt and prompt-file.",
+		Description: "The prompt, given inline. It is sent to the agent verbatim: no {{KEY}} substitution and no !`cmd` expansion. Set one of prompt and prompt-file, unless the mode has a built-in prompt.",
 		Kind:        KindText,
 		Multiline:   true,
 	},
 	{
 		Name:        InputPromptFile,
-		Description: "Path of a prompt template, relative to the workspace. {{KEY}} placeholders are filled from prompt-args and the built-ins SOURCE_BRANCH and TARGET_BRANCH; !`cmd` expressions are replaced by the command's output, run in the sandbox. Set exactly one of prompt and prompt-file.",
+		Description: "Path of a prompt template, relative to the workspace. {{KEY}} placeholders are filled from prompt-args and the built-ins SOURCE_BRANCH and TARGET_BRANCH; !`cmd` expressions are replaced by the command's output, run in the sandbox. Set one of prompt and prompt-file, unless the mode has a built-in prompt.",
 		Kind:        KindPath,
 	},
 	{
 		Name:        InputPromptArgs,
-		Description: "Values for the {{KEY}} placeholders of prompt-file: a YAML or JSON map, or KEY=VALUE lines. Keys are letters, digits and _, not starting with a digit; SOURCE_BRANCH and TARGET_BRANCH are built in and cannot be set.",
+		Description: "Values for the {{KEY}} placeholders of prompt-file or of the mode's built-in prompt: a YAML or JSON map, or KEY=VALUE lines. Keys are letters, digits and _, not starting with a digit; SOURCE_BRANCH and TARGET_BRANCH are built in and cannot be set.",
 		Kind:        KindMap,
 		Multiline:   true,
 	},

@@ -50,6 +50,7 @@ func (l *loader) github(strategy BranchStrategy) GitHubConfig {
 		RefuseIfOpenPR:   l.boolean(InputRefuseIfOpenPR),
 		AllowForks:       l.boolean(InputAllowForks),
 		OutputAction:     l.choice(InputOutputAction),
+		OnPullRequest:    l.mode.OnPullRequest,
 		Relay:            l.boolean(InputGitHubRelay),
 		RelayMaxRequests: int(l.number(InputGitHubRelayMaxRequests, 1, 100000)),
 	}

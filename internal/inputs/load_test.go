@@ -15,6 +15,7 @@ func TestLoad_defaults(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 	want := Config{
+		Mode:              ModeRun,
 		Prompt:            "Fix the bug.",
 		CompletionSignals: []string{"<promise>COMPLETE</promise>"},
 		MaxIterations:     1,
@@ -153,12 +154,14 @@ func TestLoad_everyInputSet(t *testing.T) {
 		InputTriagePullRequests:       "true",
 		InputGitHubRelay:              "false",
 		InputGitHubRelayMaxRequests:   "50",
+		InputMode:                     ModeRun,
 	}
 	got, err := Load(raw, env)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
 	want := Config{
+		Mode:              ModeRun,
 		Prompt:            "Fix {{ISSUE}} on {{SOURCE_BRANCH}}.\n",
 		PromptFile:        "/repo/prompts/fix.md",
 		PromptArgs:        map[string]string{"ISSUE": "42", "TITLE": "Crash on start"},
