@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
 )
@@ -77,8 +78,41 @@ func OutputSpec(cfg inputs.Config) (*structured.Spec, error) {
 	return spec, nil
 }
 
+// OnPullRequest is cfg for a run on the event's pull request's own branch (GitHub.OnPullRequest),
+// pr being that pull request as looked up: the agent works in a worktree on PRBranch(pr),
+// whatever branch-strategy and branch say. Any other run, or one whose event is about no pull
+// request (which Decide skips), keeps cfg as it is.
+func OnPullRequest(cfg inputs.Config, pr *event.PR) inputs.Config {
+	if !cfg.GitHub.OnPullRequest || pr == nil {
+		return cfg
+	}
+	cfg.BranchStrategy, cfg.Branch = inputs.StrategyBranch, PRBranch(pr)
+	return cfg
+}
+
+// PRBranch is the branch a run on pull request pr's own branch commits on: its head branch,
+// or, for a fork's head, to which the run never pushes, a branch of this repository named
+// after the pull request and the head it starts from, sandcastle/pr-<n>-<short sha>. Another
+// run on the same head continues that branch; one on a newer head starts another.
+func PRBranch(pr *event.PR) string {
+	if !pr.Fork {
+		return pr.HeadRef
+	}
+	name := fmt.Sprintf("sandcastle/pr-%d", pr.Number)
+	if pr.HeadSHA != "" {
+		name += "-" + gitref.ShortSHA(pr.HeadSHA)
+	}
+	return name
+}
+
+// onFork says the run works on a pull request from a fork, on a branch of this repository.
+func (e *engine) onFork() bool {
+	pr := prOf(e.p.Event)
+	return e.p.Config.GitHub.OnPullRequest && pr != nil && pr.Fork
+}
+
 // prOf is the pull request an event is about; nil when none, or the event is a comment on one
-// (which carries no branches).
+// that was not looked up (its payload carries no branches).
 func prOf(e *event.Event) *event.PR {
 	if e == nil {
 		return nil
