@@ -355,13 +355,7 @@ func reviewCommentRun(t *testing.T, newAction newActionFunc) {
 func TestPRModeSkipsAnIssue(t *testing.T) {
 	a := newFakeAction(t) // a claude with no script: it fails the run if it runs
 	g := withGitHub(t, a, ghToken)
-	g.event(t, "issue_comment", map[string]any{
-		"action":     "created",
-		"issue":      map[string]any{"number": 42, "title": "Greet", "body": "", "state": "open"},
-		"comment":    map[string]any{"id": 9, "body": "/sandcastle do it", "user": map[string]any{"login": "maintainer"}},
-		"sender":     map[string]any{"login": "maintainer", "type": "User"},
-		"repository": map[string]any{"full_name": ghRepo},
-	})
+	g.event(t, "issue_comment", commentedIssue("/sandcastle do it"))
 	a.input("mode", "pr")
 	_, out := a.runWant(0)
 	if out["status"] != "skipped" || !strings.Contains(out["refusal-reason"], "no pull request") {

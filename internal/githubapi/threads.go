@@ -23,10 +23,10 @@ type Trigger struct {
 func (t Trigger) review() bool { return t.Thread != 0 }
 
 // upsert edits the run's comment that carries marker where the run answers, or posts it: in the
-// review thread of a review comment that started the run, else on the issue or pull request.
+// review thread of a review comment that started the run, else on its issue or pull request.
 func (r *Repo) upsert(ctx context.Context, marker, body string) (Comment, error) {
 	if r.Trigger.review() {
-		c, _, err := r.Client.UpsertReply(ctx, r.Owner, r.Name, r.Issue, r.Trigger.Thread, marker, body)
+		c, _, err := upsertIn(ctx, r.reviewThread(), marker, body)
 		return c, err
 	}
 	c, _, err := r.Client.UpsertComment(ctx, r.Owner, r.Name, r.Issue, marker, body)
@@ -36,67 +36,57 @@ func (r *Repo) upsert(ctx context.Context, marker, body string) (Comment, error)
 // edit replaces the body of the run's comment id, posted by upsert, keeping marker in it.
 func (r *Repo) edit(ctx context.Context, id int64, marker, body string) (Comment, error) {
 	if r.Trigger.review() {
-		return r.Client.EditReply(ctx, r.Owner, r.Name, id, marker, body)
+		return editIn(ctx, r.reviewThread(), id, marker, body)
 	}
 	return r.Client.EditComment(ctx, r.Owner, r.Name, id, marker, body)
 }
 
-// UpsertReply edits the reply in the review thread that starts with comment thread, on
-// owner/repo#number, that carries marker, or posts one; created reports which happened. As
-// UpsertComment does, it searches every page and takes the newest match written by a bot or a
-// member of the repository, so a re-run edits its reply instead of adding another.
-func (c *Client) UpsertReply(ctx context.Context, owner, repo string, number int, thread int64, marker, body string) (comment Comment, created bool, err error) {
-	object := fmt.Sprintf("the review thread of comment %d on %s/%s#%d", thread, owner, repo, number)
-	tag, err := markerTag(marker)
-	if err != nil {
-		return Comment{}, false, fmt.Errorf("githubapi: upsert a reply in %s: %w", object, err)
-	}
-	body = withTag(body, tag)
+func (r *Repo) reviewThread() reviewThread {
+	return reviewThread{c: r.Client, owner: r.Owner, repo: r.Name, number: r.Issue, first: r.Trigger.Thread}
+}
 
-	var found int64
-	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		comments, resp, err := c.gh.PullRequests.ListComments(ctx, owner, repo, number, opts)
-		if err != nil {
-			return Comment{}, false, wrap(fmt.Sprintf("list review comments of %s/%s#%d", owner, repo, number), err)
-		}
-		for _, cm := range comments {
-			if cm.GetInReplyTo() == thread && Marked(cm.GetBody(), marker) && ours(cm.GetUser().GetType(), cm.GetAuthorAssociation()) {
-				found = cm.GetID()
-			}
-		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
+// reviewThread is the replies to review comment first on owner/repo#number.
+type reviewThread struct {
+	c           *Client
+	owner, repo string
+	number      int
+	first       int64 // the comment that starts the thread
+}
+
+func (t reviewThread) where() string {
+	return fmt.Sprintf("the review thread of comment %d on %s/%s#%d", t.first, t.owner, t.repo, t.number)
+}
+
+// page lists the replies of the thread among a page of the pull request's review comments.
+func (t reviewThread) page(ctx context.Context, n int) ([]posted, int, error) {
+	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100, Page: n}}
+	comments, resp, err := t.c.gh.PullRequests.ListComments(ctx, t.owner, t.repo, t.number, opts)
+	if err != nil {
+		return nil, 0, wrap(fmt.Sprintf("list review comments of %s/%s#%d", t.owner, t.repo, t.number), err)
 	}
-	if found != 0 {
-		comment, err := c.editReply(ctx, owner, repo, found, body)
-		return comment, false, err
+	var list []posted
+	for _, cm := range comments {
+		if cm.GetInReplyTo() == t.first {
+			list = append(list, posted{id: cm.GetID(), body: cm.GetBody(), userType: cm.GetUser().GetType(), association: cm.GetAuthorAssociation()})
+		}
 	}
+	return list, resp.NextPage, nil
+}
+
+func (t reviewThread) create(ctx context.Context, body string) (Comment, error) {
 	// go-github has no method for this endpoint.
 	var cm github.PullRequestComment
-	path := fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", owner, repo, number, thread)
-	if err := c.do(ctx, http.MethodPost, path, map[string]string{"body": body}, &cm); err != nil {
-		return Comment{}, false, wrap("reply in "+object, err)
+	path := fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", t.owner, t.repo, t.number, t.first)
+	if err := t.c.do(ctx, http.MethodPost, path, map[string]string{"body": body}, &cm); err != nil {
+		return Comment{}, wrap("reply in "+t.where(), err)
 	}
-	return Comment{ID: cm.GetID(), URL: cm.GetHTMLURL()}, true, nil
+	return Comment{ID: cm.GetID(), URL: cm.GetHTMLURL()}, nil
 }
 
-// EditReply replaces the body of review comment id in owner/repo, keeping marker in it as
-// UpsertReply does.
-func (c *Client) EditReply(ctx context.Context, owner, repo string, id int64, marker, body string) (Comment, error) {
-	tag, err := markerTag(marker)
+func (t reviewThread) edit(ctx context.Context, id int64, body string) (Comment, error) {
+	cm, _, err := t.c.gh.PullRequests.EditComment(ctx, t.owner, t.repo, id, &github.PullRequestComment{Body: &body})
 	if err != nil {
-		return Comment{}, fmt.Errorf("githubapi: edit review comment %d in %s/%s: %w", id, owner, repo, err)
-	}
-	return c.editReply(ctx, owner, repo, id, withTag(body, tag))
-}
-
-func (c *Client) editReply(ctx context.Context, owner, repo string, id int64, body string) (Comment, error) {
-	cm, _, err := c.gh.PullRequests.EditComment(ctx, owner, repo, id, &github.PullRequestComment{Body: &body})
-	if err != nil {
-		return Comment{}, wrap(fmt.Sprintf("edit review comment %d in %s/%s", id, owner, repo), err)
+		return Comment{}, wrap(fmt.Sprintf("edit review comment %d in %s/%s", id, t.owner, t.repo), err)
 	}
 	return Comment{ID: cm.GetID(), URL: cm.GetHTMLURL()}, nil
 }

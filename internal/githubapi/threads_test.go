@@ -107,12 +107,12 @@ func TestRepo_Answer_in_a_review_thread(t *testing.T) {
 	}
 }
 
-// TestUpsertReply_to_a_reply_is_refused: GitHub takes replies to a thread's first comment only,
+// TestReply_to_a_reply_is_refused: GitHub takes replies to a thread's first comment only,
 // which is why a Trigger names the thread; the fake refuses the others as GitHub does.
-func TestUpsertReply_to_a_reply_is_refused(t *testing.T) {
+func TestReply_to_a_reply_is_refused(t *testing.T) {
 	r, _, _ := threadRig(t, true)
-	_, _, err := r.Client.UpsertReply(t.Context(), "octo", "widgets", 42, r.Trigger.ID, "sandcastle:x", "body")
-	if err == nil || !strings.Contains(err.Error(), "422") {
+	r.Trigger.Thread = r.Trigger.ID // the reply itself
+	if _, err := r.Answer(t.Context(), "body"); err == nil || !strings.Contains(err.Error(), "422") {
 		t.Errorf("a reply to a reply: %v, want GitHub's 422", err)
 	}
 }

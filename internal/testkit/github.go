@@ -621,18 +621,24 @@ func commentBody(w http.ResponseWriter, body []byte) (string, bool) {
 func (g *GitHub) editComment(w http.ResponseWriter, r *http.Request, body []byte) {
 	id, ok := pathNumber(r, "id")
 	i := slices.IndexFunc(g.comments, func(c FakeComment) bool { return c.ID == id })
-	if !ok || i < 0 {
+	editText(w, ok && i >= 0, body, func(text string) any {
+		c := &g.comments[i]
+		c.Body = text
+		c.Edits++
+		return g.commentJSON(*c)
+	})
+}
+
+// editText answers a request that replaces a comment's body: 404 when the comment was not
+// found, 422 for an empty body, else edit's answer to the new text.
+func editText(w http.ResponseWriter, found bool, body []byte, edit func(text string) any) {
+	if !found {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	text, ok := commentBody(w, body)
-	if !ok {
-		return
+	if text, ok := commentBody(w, body); ok {
+		respond(w, http.StatusOK, edit(text))
 	}
-	c := &g.comments[i]
-	c.Body = text
-	c.Edits++
-	respond(w, http.StatusOK, g.commentJSON(*c))
 }
 
 func (g *GitHub) addLabels(w http.ResponseWriter, r *http.Request, body []byte) {

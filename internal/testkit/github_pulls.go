@@ -32,13 +32,7 @@ func (g *GitHub) AddReviewComment(c FakeReviewComment) FakeReviewComment {
 func (g *GitHub) ReviewComments(number int) []FakeReviewComment {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var out []FakeReviewComment
-	for _, c := range g.reviewComments {
-		if c.PR == number {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(g.reviewComments), func(c FakeReviewComment) bool { return c.PR != number })
 }
 
 // Reactions returns the contents of the reactions on comment (an issue comment's id, or a
@@ -138,18 +132,12 @@ func (g *GitHub) replyToReviewComment(w http.ResponseWriter, r *http.Request, bo
 func (g *GitHub) editReviewComment(w http.ResponseWriter, r *http.Request, body []byte) {
 	id, ok := pathNumber(r, "id")
 	i, found := g.reviewComment(id, 0)
-	if !ok || !found {
-		writeError(w, http.StatusNotFound, "Not Found")
-		return
-	}
-	text, ok := commentBody(w, body)
-	if !ok {
-		return
-	}
-	c := &g.reviewComments[i]
-	c.Body = text
-	c.Edits++
-	respond(w, http.StatusOK, g.reviewCommentJSON(*c))
+	editText(w, ok && found, body, func(text string) any {
+		c := &g.reviewComments[i]
+		c.Body = text
+		c.Edits++
+		return g.reviewCommentJSON(*c)
+	})
 }
 
 // reactTo adds a reaction of the token's user to an issue comment, or with review to a review
@@ -185,7 +173,7 @@ func (g *GitHub) reactTo(review bool) func(w http.ResponseWriter, r *http.Reques
 }
 
 // unreact takes a reaction off an issue comment, or with review a review comment: 204.
-func (g *GitHub) unreact(review bool) func(w http.ResponseWriter, r *http.Request, body []byte) {
+func (g *GitHub) unreact(review bool) func(w http.ResponseWriter, r *http.Request, _ []byte) {
 	return func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		id, okID := pathNumber(r, "id")
 		rid, okR := pathNumber(r, "reaction")
