@@ -488,7 +488,7 @@ var Definitions = []Definition{
 	},
 	{
 		Name:        InputPRTitle,
-		Description: "Title of the pull request, one line, with {{KEY}} placeholders: ISSUE_NUMBER, ISSUE_TITLE, ISSUE_BODY, PR_NUMBER, PR_TITLE, PR_BODY, COMMENT_BODY, HEAD_REF, BASE_REF, ACTOR and REPOSITORY from the event, and BRANCH, BASE, COMMITS (a Markdown list), COMMIT_COUNT, SUMMARY (the agent's final message), OUTPUT (the structured output) and STATUS from the run. Empty means \"Fix #N: TITLE\" with the number and title of the triggering issue, else the subject of the agent's only commit, else \"Sandcastle: BRANCH\". Used only with open-pr: true.",
+		Description: "Title of the pull request, one line, with {{KEY}} placeholders: ISSUE_NUMBER, ISSUE_TITLE, ISSUE_BODY, PR_NUMBER, PR_TITLE, PR_BODY, COMMENT_BODY, HEAD_REF, BASE_REF, REVIEW_PATH, REVIEW_LINE, DIFF_HUNK, ACTOR and REPOSITORY from the event, and BRANCH, BASE, COMMITS (a Markdown list), COMMIT_COUNT, SUMMARY (the agent's final message), OUTPUT (the structured output) and STATUS from the run. Empty means \"Fix #N: TITLE\" with the number and title of the triggering issue, else the subject of the agent's only commit, else \"Sandcastle: BRANCH\". Used only with open-pr: true.",
 		Kind:        KindString,
 	},
 	{
