@@ -351,7 +351,8 @@ func reviewCommentRun(t *testing.T, newAction newActionFunc) {
 }
 
 // TestPRModeSkipsAnIssue: the workflow's issue_comment trigger fires for comments on issues as
-// well; mode pr skips them quietly, without looking anything up.
+// well; mode pr skips them quietly, without looking anything up, and sandcastle prompt says there
+// is no prompt for them.
 func TestPRModeSkipsAnIssue(t *testing.T) {
 	a := newFakeAction(t) // a claude with no script: it fails the run if it runs
 	g := withGitHub(t, a, ghToken)
@@ -363,5 +364,11 @@ func TestPRModeSkipsAnIssue(t *testing.T) {
 	}
 	if got := g.api.Requests(); len(got) != 0 {
 		t.Errorf("GitHub was asked %q; want nothing", got)
+	}
+	// Nor is there a prompt to show for it.
+	a.env["GITHUB_TOKEN"] = ghToken
+	inv := runMain(t, a.env, a.dir, "prompt", "--mode", "pr", "--sandbox", "none")
+	if inv.code != exitFailed || !strings.Contains(inv.stderr, "skips this event, which is about no pull request") {
+		t.Errorf("sandcastle prompt: exit %d\n%s\nwant 1 saying the event is skipped", inv.code, inv.output())
 	}
 }

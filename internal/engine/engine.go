@@ -27,7 +27,8 @@ const publishTimeout = 10 * time.Minute
 type Plan struct {
 	Config inputs.Config
 	// Prompt is rendered once, in preflight, with the branches the workspace will have;
-	// PromptWarnings name the prompt-args keys it does not use.
+	// PromptWarnings name the prompt-args keys it does not use. It is nil for a run on a pull
+	// request's own branch whose event is about none, which the trigger skips.
 	Prompt         *prompt.Prompt
 	PromptWarnings []string
 	Output         *structured.Spec // nil without output-tag
