@@ -359,8 +359,8 @@ func TestPRModeSkipsAnIssue(t *testing.T) {
 	g.event(t, "issue_comment", commentedIssue("/sandcastle do it"))
 	a.input("mode", "pr")
 	_, out := a.runWant(0)
-	if out["status"] != "skipped" || !strings.Contains(out["refusal-reason"], "no pull request") {
-		t.Errorf("outputs %v; want skipped: no pull request", out)
+	if out["status"] != "skipped" || !strings.Contains(out["refusal-reason"], "is about an issue, and this run answers a pull request") {
+		t.Errorf("outputs %v; want skipped: about an issue, not a pull request", out)
 	}
 	if got := g.api.Requests(); len(got) != 0 {
 		t.Errorf("GitHub was asked %q; want nothing", got)
