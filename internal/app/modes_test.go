@@ -118,4 +118,3 @@ func TestImplementMode(t *testing.T) {
 		})
 	}
 }
-
