@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/engine"
 	"github.com/sandcastle-action/sandcastle/internal/event"
@@ -88,10 +89,57 @@ func newGitHub(getenv func(string) string, cfg inputs.Config, e *event.Event) (*
 		if err != nil {
 			return h, &inputs.Problem{Message: fmt.Sprintf("GitHub API client (github-token, GITHUB_API_URL): %v", err)}
 		}
-		h.repo = &githubapi.Repo{Client: api, Owner: owner, Name: name, Issue: issue, Branch: cfg.Branch, Server: h.server,
-			Marker: githubapi.CommentMarker(getenv("GITHUB_WORKFLOW"), getenv("GITHUB_JOB"), cfg.Name)}
+		h.repo = &githubapi.Repo{Client: api, Owner: owner, Name: name, Issue: issue, Trigger: triggerOf(e), Branch: cfg.Branch,
+			Server: h.server, Marker: githubapi.CommentMarker(getenv("GITHUB_WORKFLOW"), getenv("GITHUB_JOB"), cfg.Name)}
 	}
 	return h, nil
+}
+
+// triggerOf is the comment that started the run, which its reactions go on and, for a review
+// comment, in whose thread it answers.
+func triggerOf(e *event.Event) githubapi.Trigger {
+	if e == nil || e.Comment == nil {
+		return githubapi.Trigger{}
+	}
+	t := githubapi.Trigger{ID: e.Comment.ID}
+	if e.Name == event.PullRequestReviewComment {
+		t.Thread = e.Comment.Thread
+	}
+	return t
+}
+
+// lookUpPR reads, for a run on the event's pull request's own branch, that pull request as it
+// is now into the event: a comment's payload names none of its branches, and the head a review
+// comment's or a pull request event's names may have moved on since.
+func (h *gitHub) lookUpPR(ctx context.Context) error {
+	e := h.event
+	if !h.cfg.OnPullRequest || e == nil || e.PRNumber() == 0 || h.repo == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	pr, err := h.repo.PullRequest(ctx, e.PRNumber())
+	if err != nil {
+		return fmt.Errorf("looking up the pull request the run works on: %w", err)
+	}
+	e.PR = pr
+	return nil
+}
+
+// pullRequest is the pull request whose own branch the run works on; nil for any other run.
+func (h *gitHub) pullRequest() *event.PR {
+	if !h.cfg.OnPullRequest || h.event == nil {
+		return nil
+	}
+	return h.event.PR
+}
+
+// repoURL is the repository's page; "" when the repository is unknown.
+func (h *gitHub) repoURL() string {
+	if h.repository == "" {
+		return ""
+	}
+	return h.server + "/" + h.repository
 }
 
 // gitToken is the token git authenticates with: in Actions, to an origin on the GitHub server.

@@ -105,12 +105,14 @@ func TestDockerReviewOnePerRun(t *testing.T) {
 	a := newDockerAction(t, answer, answer)
 	g := withGitHub(t, a, ghToken)
 	g.api.SetPermission("maintainer", "write")
-	pr := g.api.AddPR(testkit.FakePR{Number: 5, Head: "feature", Base: "main", Title: "Add main", Body: "Adds main.go"})
-	g.api.SetFiles(pr.Number, testkit.FakeFile{Name: "main.go", Patch: "@@ -1 +1,2 @@\n-package old\n+package main\n+const x = 1"})
+	// The pull request's head is on the remote, as its branch and refs/pull/5/head: the run
+	// reviews it there, whatever the workflow checked out.
+	pr := g.openPR(t, false, map[string]string{"main.go": "package main\nconst x = 1\n"})
+	g.api.SetFiles(prNumber, testkit.FakeFile{Name: "main.go", Patch: "@@ -1 +1,2 @@\n-package old\n+package main\n+const x = 1"})
 	g.event(t, "pull_request", map[string]any{
 		"action": "opened", "number": 5,
-		"pull_request": map[string]any{"number": 5, "title": "Add main", "body": "Adds main.go", "user": map[string]any{"login": "maintainer"},
-			"head": map[string]any{"ref": "feature", "sha": strings.Repeat("a", 40), "repo": map[string]any{"full_name": ghRepo}},
+		"pull_request": map[string]any{"number": 5, "title": "Greet the world", "body": "Adds a greeting.", "user": map[string]any{"login": "maintainer"},
+			"head": map[string]any{"ref": prHead, "sha": pr.head, "repo": map[string]any{"full_name": ghRepo}},
 			"base": map[string]any{"ref": "main", "repo": map[string]any{"full_name": ghRepo}}},
 		"sender":     map[string]any{"login": "maintainer", "type": "User"},
 		"repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}},
@@ -120,7 +122,7 @@ func TestDockerReviewOnePerRun(t *testing.T) {
 	if out["status"] != "complete" {
 		t.Errorf("status %q, want complete", out["status"])
 	}
-	if prompt := a.model.Requests()[0].Transcript(); !strings.Contains(prompt, "# Review pull request #5: Add main") || !strings.Contains(prompt, "Adds main.go") {
+	if prompt := a.model.Requests()[0].Transcript(); !strings.Contains(prompt, "# Review pull request #5: Greet the world") || !strings.Contains(prompt, "Adds a greeting.") {
 		t.Errorf("the built-in prompt lacks the pull request:\n%s", prompt)
 	}
 	if len(g.api.Comments(5)) != 0 {
@@ -131,7 +133,7 @@ func TestDockerReviewOnePerRun(t *testing.T) {
 		t.Fatalf("reviews = %+v; want one", reviews)
 	}
 	rv := reviews[0]
-	if rv.Event != "COMMENT" || rv.CommitID != strings.Repeat("a", 40) || len(rv.Comments) != 2 {
+	if rv.Event != "COMMENT" || rv.CommitID != pr.head || len(rv.Comments) != 2 {
 		t.Errorf("review: event %s, commit %s, %d comments on lines; want COMMENT at the head, 2", rv.Event, rv.CommitID, len(rv.Comments))
 	}
 	if !strings.Contains(rv.Body, "Two remarks.") || !strings.Contains(rv.Body, "Outside the diff.") || strings.Contains(rv.Body, "Name this constant.") {

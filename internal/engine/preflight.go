@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
 )
@@ -77,8 +78,41 @@ func OutputSpec(cfg inputs.Config) (*structured.Spec, error) {
 	return spec, nil
 }
 
+// OnPullRequest is cfg for a run on the event's pull request's own branch (GitHub.OnPullRequest),
+// pr being that pull request as looked up: the agent works in a worktree on PRBranch(pr),
+// whatever branch-strategy and branch say. Any other run, or one whose event is about no pull
+// request (which Decide skips), keeps cfg as it is.
+func OnPullRequest(cfg inputs.Config, pr *event.PR) inputs.Config {
+	if !cfg.GitHub.OnPullRequest || pr == nil {
+		return cfg
+	}
+	cfg.BranchStrategy, cfg.Branch = inputs.StrategyBranch, PRBranch(pr)
+	return cfg
+}
+
+// PRBranch is the branch a run on pull request pr's own branch commits on: its head branch,
+// or, for a fork's head, to which the run never pushes, a branch of this repository named
+// after the pull request and the head it starts from, sandcastle/pr-<n>-<short sha>. Another
+// run on the same head continues that branch; one on a newer head starts another.
+func PRBranch(pr *event.PR) string {
+	if !pr.Fork {
+		return pr.HeadRef
+	}
+	name := fmt.Sprintf("sandcastle/pr-%d", pr.Number)
+	if pr.HeadSHA != "" {
+		name += "-" + gitref.ShortSHA(pr.HeadSHA)
+	}
+	return name
+}
+
+// onFork says the run works on a pull request from a fork, on a branch of this repository.
+func (e *engine) onFork() bool {
+	pr := prOf(e.p.Event)
+	return e.p.Config.GitHub.OnPullRequest && pr != nil && pr.Fork
+}
+
 // prOf is the pull request an event is about; nil when none, or the event is a comment on one
-// (which carries no branches).
+// that was not looked up (its payload carries no branches).
 func prOf(e *event.Event) *event.PR {
 	if e == nil {
 		return nil
@@ -97,28 +131,4 @@ func issueOf(e *event.Event) int {
 		return e.PR.Number
 	}
 	return 0
-}
-
-// CheckOnPullRequest refuses a run that must work on the event's pull request's own branch
-// (GitHubConfig.OnPullRequest) and would push, when the checkout is not on that branch
-// (source): the commits would go to whatever branch the checkout has, the default branch of an
-// issue_comment's checkout say. A run that pushes nothing (review) only reads, and may.
-func CheckOnPullRequest(cfg inputs.Config, e *event.Event, source string) error {
-	g := cfg.GitHub
-	if !g.OnPullRequest || g.Push == inputs.PushNone || e == nil || e.Subject() != event.SubjectPullRequest {
-		return nil
-	}
-	pr := prOf(e)
-	var what string
-	switch {
-	case pr == nil || pr.HeadRef == "":
-		what = "the event does not say which branch the pull request's is"
-	case pr.Fork:
-		what = "the pull request's branch is in a fork"
-	case pr.HeadRef == source:
-		return nil
-	default:
-		what = fmt.Sprintf("it is %q", pr.HeadRef)
-	}
-	return &inputs.Problem{Input: inputs.InputMode, Message: fmt.Sprintf("mode %s pushes to the pull request's own branch, but the checkout is on %q and %s; check out the pull request's branch of this repository (actions/checkout with ref: the pull request's head ref)", cfg.Mode, source, what)}
 }

@@ -98,37 +98,6 @@ func TestRenderBuiltInPrompts(t *testing.T) {
 	}
 }
 
-// TestCheckOnPullRequest: a run that pushes to the event's pull request's branch runs only on
-// that branch.
-func TestCheckOnPullRequest(t *testing.T) {
-	pr := inputs.GitHubConfig{OnPullRequest: true, Push: inputs.PushLease}
-	onPR := func(head string, fork bool) *event.Event {
-		return &event.Event{Name: event.PullRequestReviewComment, PR: &event.PR{Number: 5, HeadRef: head, Fork: fork}, Comment: &event.Comment{}}
-	}
-	comment := &event.Event{Name: event.IssueComment, Issue: &event.Issue{Number: 5, IsPR: true}, Comment: &event.Comment{}}
-	tests := []struct {
-		name   string
-		g      inputs.GitHubConfig
-		e      *event.Event
-		source string
-		want   string // in the problem; "" for none
-	}{
-		{"on_its_branch", pr, onPR("feature", false), "feature", ""},
-		{"on_another_branch", pr, onPR("feature", false), "main", `the checkout is on "main" and it is "feature"`},
-		{"head_unknown", pr, comment, "main", "the event does not say"},
-		{"fork_never_here", pr, onPR("feature", true), "feature", "in a fork"},
-		{"pushes_nothing", inputs.GitHubConfig{OnPullRequest: true, Push: inputs.PushNone}, comment, "main", ""},
-		{"not_a_pull_request_mode", inputs.GitHubConfig{Push: inputs.PushLease}, comment, "main", ""},
-		{"skipped_event", pr, &event.Event{Name: event.Issues, Issue: &event.Issue{Number: 1}}, "main", ""},
-	}
-	for _, tt := range tests {
-		err := CheckOnPullRequest(inputs.Config{Mode: inputs.ModePR, GitHub: tt.g}, tt.e, tt.source)
-		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !slices.Equal(problems(t, err), []string{inputs.InputMode})) {
-			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
-		}
-	}
-}
-
 func TestCheckPR(t *testing.T) {
 	tests := []struct {
 		name   string

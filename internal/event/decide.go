@@ -36,6 +36,14 @@ type Policy struct {
 	// RefuseIfLinkedPR refuses an issue that already has an open pull request by a
 	// collaborator that would close it, so a second run does not duplicate a person's work.
 	RefuseIfLinkedPR bool
+	// OnPullRequest is a run that works on the event's pull request, on its own branch: an event
+	// about no pull request is not addressed to it, and one about a pull request from a fork is
+	// refused unless AllowForks. The caller must have looked the pull request up (Event.PR), which
+	// a comment's payload does not carry.
+	OnPullRequest bool
+	// AllowForks lets an OnPullRequest run work on a pull request whose head is in a fork: code
+	// a stranger wrote, whose commits the run never pushes back.
+	AllowForks bool
 	// OwnLabels are the labels the action adds and removes itself (in-progress-label,
 	// blocked-label): a labeled or unlabeled event for one of them is its own doing.
 	OwnLabels []string
@@ -88,13 +96,16 @@ func refuse(format string, a ...any) Decision {
 	return Decision{Reason: fmt.Sprintf(format, a...)}
 }
 
-// Decide applies p to e. Events a workflow author starts on purpose (schedule,
-// workflow_dispatch, push) always run. A comment must be newly created and hold a trigger
-// phrase; a labeled event must carry the trigger label. Then the actor must be trusted: a bot
-// only when allowed, a user when listed in AllowedUsers or holding write, maintain or admin
-// permission. Last, with RefuseIfLinkedPR, an issue with an open pull request by a collaborator
-// that would close it is refused. Events the action itself caused (its own labels, comments and
-// pull request) are skipped before anything is looked up. An event of any other kind is
+// Decide applies p to e. An event about what the run does not answer (p.Subjects) is skipped,
+// and so is one about no pull request for an OnPullRequest run. Events a
+// workflow author starts on purpose (schedule, workflow_dispatch, push) always run. A comment
+// must be newly created and hold a trigger phrase; a labeled event must carry the trigger
+// label. Then the actor must be trusted: a bot only when allowed, a user when listed in
+// AllowedUsers or holding write, maintain or admin permission. Then an OnPullRequest run
+// refuses a pull request from a fork, unless AllowForks. Last, with RefuseIfLinkedPR, an issue
+// with an open pull request by a collaborator that would close it is refused. Events the action
+// itself caused (its own labels, comments and pull request) are skipped before anything is
+// looked up. An event of any other kind is
 // refused, since nothing says who may trigger it. A failed look-up is an error, never a refusal.
 func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decision, error) {
 	if e == nil {
@@ -102,6 +113,13 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 	}
 	if s := e.Subject(); s != "" && len(p.Subjects) > 0 && !slices.Contains(p.Subjects, s) {
 		return skip("the %s event is about %s, and this run answers %s", e.Name, s, strings.Join(subjectNames(p.Subjects), " or ")), nil
+	}
+	if p.OnPullRequest && e.PRNumber() == 0 {
+		what := "the " + e.Name + " event"
+		if e.Issue != nil {
+			what = fmt.Sprintf("#%d, an issue", e.Issue.Number)
+		}
+		return skip("the run works on a pull request's own branch, and %s is no pull request", what), nil
 	}
 	if StartedByWorkflow(e.Name) {
 		return proceed(), nil
@@ -140,6 +158,19 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 
 	if d, err := checkActor(ctx, e, p, perms); err != nil || !d.Run {
 		return d, err
+	}
+	if p.OnPullRequest && !p.AllowForks {
+		if e.PR == nil {
+			return Decision{}, fmt.Errorf("decide: pull request #%d was not looked up", e.PRNumber())
+		}
+		if e.PR.Fork {
+			from := "a fork"
+			if e.PR.HeadRepo != "" {
+				from = "the fork " + e.PR.HeadRepo
+			}
+			return refuse("pull request #%d comes from %s, whose code a stranger wrote, and runs on forks are off; "+
+				"set allow-forks: true to run on it anyway (the commits then go to a branch of this repository, never to the fork)", e.PR.Number, from), nil
+		}
 	}
 	if p.RefuseIfLinkedPR && e.Issue != nil && !e.Issue.IsPR {
 		return checkLinkedPRs(ctx, e.Repository, e.Issue.Number, perms)

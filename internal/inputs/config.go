@@ -197,13 +197,18 @@ type GitHubConfig struct {
 	AllowBots bool
 	// RefuseIfOpenPR refuses an issue that already has an open pull request by a collaborator.
 	RefuseIfOpenPR bool
+	// AllowForks lets an OnPullRequest run work on a pull request from a fork; its commits go
+	// to a branch of this repository, never to the fork. Off: such a pull request is refused.
+	AllowForks bool
 
 	// OutputAction is what the host does with the structured output: none, review or triage.
 	OutputAction string
 	// OnPullRequest runs on the event's pull request's own branch: the pull request the event
 	// is about (a pull_request event's, or the one a comment was made on) is looked up, its head
-	// fetched and checked out, and the commits pushed back to it, with a lease on the head the
-	// run started from. Set by the modes pr and review.
+	// fetched and checked out (in a worktree, on a branch named as its head branch; a fork's on
+	// one of this repository, see AllowForks), and the commits pushed back to it, with a lease on
+	// the head the run started from. An event about no pull request is skipped. Set by the modes
+	// pr and review.
 	OnPullRequest bool
 	// Triage is what a triage run may do; zero unless OutputAction is triage.
 	Triage TriageConfig

@@ -140,6 +140,7 @@ const (
 	InputAllowedBots              = "allowed-bots"
 	InputAllowBots                = "allow-bots"
 	InputRefuseIfOpenPR           = "refuse-if-open-pr"
+	InputAllowForks               = "allow-forks"
 	InputOutputAction             = "output-action"
 	InputAllowedLabels            = "allowed-labels"
 	InputMaxActions               = "max-actions"
@@ -487,7 +488,7 @@ var Definitions = []Definition{
 	},
 	{
 		Name:        InputPRTitle,
-		Description: "Title of the pull request, one line, with {{KEY}} placeholders: ISSUE_NUMBER, ISSUE_TITLE, ISSUE_BODY, PR_NUMBER, PR_TITLE, PR_BODY, COMMENT_BODY, HEAD_REF, BASE_REF, ACTOR and REPOSITORY from the event, and BRANCH, BASE, COMMITS (a Markdown list), COMMIT_COUNT, SUMMARY (the agent's final message), OUTPUT (the structured output) and STATUS from the run. Empty means \"Fix #N: TITLE\" with the number and title of the triggering issue, else the subject of the agent's only commit, else \"Sandcastle: BRANCH\". Used only with open-pr: true.",
+		Description: "Title of the pull request, one line, with {{KEY}} placeholders: ISSUE_NUMBER, ISSUE_TITLE, ISSUE_BODY, PR_NUMBER, PR_TITLE, PR_BODY, COMMENT_BODY, HEAD_REF, BASE_REF, REVIEW_PATH, REVIEW_LINE, DIFF_HUNK, ACTOR and REPOSITORY from the event, and BRANCH, BASE, COMMITS (a Markdown list), COMMIT_COUNT, SUMMARY (the agent's final message), OUTPUT (the structured output) and STATUS from the run. Empty means \"Fix #N: TITLE\" with the number and title of the triggering issue, else the subject of the agent's only commit, else \"Sandcastle: BRANCH\". Used only with open-pr: true.",
 		Kind:        KindString,
 	},
 	{
@@ -539,6 +540,12 @@ var Definitions = []Definition{
 		Name:        InputAllowBots,
 		Default:     "false",
 		Description: "Let any bot start runs, not only those in allowed-bots. A bot acts for a GitHub App, which is installed on the repository rather than a collaborator of it, so no permission look-up can check it: any App that can act on the repository would start runs. Off by default, so that one bot's comment cannot set off another run.",
+		Kind:        KindBool,
+	},
+	{
+		Name:        InputAllowForks,
+		Default:     "false",
+		Description: "Let a run on a pull request's own branch (mode pr or review) work on a pull request from a fork. Off by default: the fork's head is code a stranger wrote, so such a pull request is refused (status refused, with the reason, and one comment) before anything is made. With true the head is fetched from this repository's refs/pull/N/head, the agent works on it in the sandbox, and its commits go to a branch of this repository, sandcastle/pr-N-SHA (SHA the head's short commit id), which the run's reply on the pull request links; the fork is never pushed to.",
 		Kind:        KindBool,
 	},
 	{

@@ -48,6 +48,7 @@ func (l *loader) github(strategy BranchStrategy) GitHubConfig {
 		AllowedBots:      l.logins(InputAllowedBots, true),
 		AllowBots:        l.boolean(InputAllowBots),
 		RefuseIfOpenPR:   l.boolean(InputRefuseIfOpenPR),
+		AllowForks:       l.boolean(InputAllowForks),
 		OutputAction:     l.choice(InputOutputAction),
 		OnPullRequest:    l.mode.OnPullRequest,
 		Subjects:         l.mode.Subjects,
