@@ -159,14 +159,16 @@ func actionCheckout(t *testing.T) string {
 // actRun is one workflow's run under act: its GitHub, its repository, its inputs as the action
 // reads them.
 type actRun struct {
-	label  string // the label the workflow's job asks for, if any
-	api    *testkit.GitHub
-	git    *testkit.GitServer
-	remote string // the bare repository behind the remote
-	dir    string // the repository act runs for
-	e      env
-	cfg    inputs.Config
-	model  *testkit.Anthropic
+	label   string // the label the workflow's job asks for, if any
+	head    string // the head of pull request 5, once opened
+	comment int64  // the comment that asks for the run, if any
+	api     *testkit.GitHub
+	git     *testkit.GitServer
+	remote  string // the bare repository behind the remote
+	dir     string // the repository act runs for
+	e       env
+	cfg     inputs.Config
+	model   *testkit.Anthropic
 }
 
 // scenario is what starts a workflow under act and what must come of it.
@@ -191,7 +193,9 @@ var scenarios = map[string]scenario{
 	"issues": {
 		event: "issues",
 		payload: func(r *actRun) map[string]any {
-			return issuePayload("maintainer", "Greet the world", false, map[string]any{"action": "labeled", "label": map[string]any{"name": r.label}})
+			p := issuePayload("maintainer", "Greet the world", false, map[string]any{"action": "labeled", "label": map[string]any{"name": r.label}})
+			p["repository"] = repositoryPayload()
+			return p
 		},
 		prepare: func(t *testing.T, r *actRun) {
 			if r.label == "" {
@@ -229,42 +233,61 @@ var scenarios = map[string]scenario{
 			}
 		},
 	},
-	// A pull request from this repository's branch feature is opened; the agent's review of it
-	// is posted, one comment on a line of the diff.
-	"pull_request": {
-		event: "pull_request",
+	// A maintainer comments on pull request 5, from this repository's branch feature, asking
+	// for a change; the agent's commit is pushed to feature.
+	"issue_comment": {
+		event: "issue_comment",
+		prepare: func(t *testing.T, r *actRun) {
+			openFeaturePR(t, r)
+			r.comment = r.api.AddComment(5, "maintainer", "MEMBER", "/sandcastle please note it").ID
+		},
 		payload: func(r *actRun) map[string]any {
-			head, _ := gitOutput(r.remote, "rev-parse", "refs/heads/feature")
+			return map[string]any{
+				"action": "created",
+				"issue": map[string]any{"number": 5, "title": "Add main", "body": "Adds main.go", "state": "open",
+					"pull_request": map[string]any{"url": r.api.APIURL + "/repos/" + ghRepo + "/pulls/5"}},
+				"comment":    map[string]any{"id": r.comment, "body": "/sandcastle please note it", "user": map[string]any{"login": "maintainer"}, "author_association": "MEMBER"},
+				"sender":     map[string]any{"login": "maintainer", "type": "User"},
+				"repository": repositoryPayload(),
+			}
+		},
+		steps: func(r *actRun) []testkit.Step {
+			return []testkit.Step{commitBash("agent.txt", "from act", "Note the request"), testkit.Text(finalText(r.cfg, `{"summary": "Noted it"}`))}
+		},
+		check: func(t *testing.T, r *actRun, out map[string]string) {
+			if out["status"] != "complete" || out["pushed"] != "true" || out["commit-count"] != "1" {
+				t.Errorf("outputs %v; want complete, one commit, pushed", out)
+			}
+			if got, err := gitOutput(r.remote, "log", "-1", "--format=%s %P", "refs/heads/feature"); err != nil || got != "Note the request "+r.head {
+				t.Errorf("the remote's feature: %q, %v; want the agent's commit on %s", got, err, r.head)
+			}
+			if len(r.api.PRs()) != 1 {
+				t.Errorf("pull requests %+v; want the one commented on alone", r.api.PRs())
+			}
+		},
+	},
+	// Pull request 5, from this repository's branch feature, is opened; the agent's review of
+	// it is posted, one comment on a line of the diff.
+	"pull_request": {
+		event:   "pull_request",
+		prepare: openFeaturePR,
+		payload: func(r *actRun) map[string]any {
 			return map[string]any{
 				"action": "opened", "number": 5,
 				"pull_request": map[string]any{"number": 5, "title": "Add main", "body": "Adds main.go", "draft": false, "user": map[string]any{"login": "maintainer"},
-					"head": map[string]any{"ref": "feature", "sha": head, "repo": map[string]any{"full_name": ghRepo}},
+					"head": map[string]any{"ref": "feature", "sha": r.head, "repo": map[string]any{"full_name": ghRepo}},
 					"base": map[string]any{"ref": "main", "repo": map[string]any{"full_name": ghRepo}}},
 				"sender":     map[string]any{"login": "maintainer", "type": "User"},
-				"repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}, "default_branch": "main"},
+				"repository": repositoryPayload(),
 			}
-		},
-		prepare: func(t *testing.T, r *actRun) {
-			// GitHub's refs of the pull request: its head, and the merge a pull_request run checks
-			// out (feature is main and one commit, so that is feature).
-			gitRun(t, r.e, r.dir, "checkout", "-q", "-b", "feature")
-			writeFile(t, filepath.Join(r.dir, "main.go"), "package main\nconst x = 1\n")
-			gitRun(t, r.e, r.dir, "add", "main.go")
-			gitRun(t, r.e, r.dir, "commit", "-qm", "Add main")
-			gitRun(t, r.e, r.dir, "-c", "http.extraheader=AUTHORIZATION: basic "+basicAuth(ghToken), "push", "-q", "origin",
-				"feature", "feature:refs/pull/5/head", "feature:refs/pull/5/merge")
-			gitRun(t, r.e, r.dir, "checkout", "-q", "main")
-			r.api.SetPermission("maintainer", "write")
-			pr := r.api.AddPR(testkit.FakePR{Number: 5, Head: "feature", Base: "main", Title: "Add main", Body: "Adds main.go"})
-			r.api.SetFiles(pr.Number, testkit.FakeFile{Name: "main.go", Patch: "@@ -0,0 +1,2 @@\n+package main\n+const x = 1"})
 		},
 		steps: func(r *actRun) []testkit.Step {
 			return []testkit.Step{testkit.Text(finalText(r.cfg, `{"summary": "One remark.", "comments": [{"path": "main.go", "line": 2, "body": "Name this constant."}]}`))}
 		},
 		check: func(t *testing.T, r *actRun, out map[string]string) {
 			reviews := r.api.Reviews(5)
-			if out["status"] != "complete" || len(reviews) != 1 || out["review-url"] == "" || !strings.Contains(reviews[0].Body, "One remark.") || len(reviews[0].Comments) != 1 {
-				t.Errorf("outputs %v, reviews %+v; want one review with the summary and the comment on its line", out, reviews)
+			if out["status"] != "complete" || len(reviews) != 1 || out["review-url"] == "" || !strings.Contains(reviews[0].Body, "One remark.") || len(reviews[0].Comments) != 1 || reviews[0].CommitID != r.head {
+				t.Errorf("outputs %v, reviews %+v; want one review at the head with the summary and the comment on its line", out, reviews)
 			}
 		},
 	},
@@ -273,7 +296,7 @@ var scenarios = map[string]scenario{
 	"schedule": {
 		event: "schedule",
 		payload: func(r *actRun) map[string]any {
-			return map[string]any{"schedule": "17 6 * * *", "repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}, "default_branch": "main"}}
+			return map[string]any{"schedule": "17 6 * * *", "repository": repositoryPayload()}
 		},
 		prepare: func(t *testing.T, r *actRun) {
 			r.api.AddIssue(testkit.FakeIssue{Number: 1, Title: "Crash on start", Body: "It crashes."})
@@ -290,6 +313,30 @@ var scenarios = map[string]scenario{
 			}
 		},
 	},
+}
+
+// repositoryPayload is the repository of an event's payload.
+func repositoryPayload() map[string]any {
+	return map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}, "default_branch": "main"}
+}
+
+// openFeaturePR opens pull request 5 from feature, main and one commit adding main.go, with the
+// refs GitHub keeps of it: its head, and the merge a pull_request run checks out (feature
+// itself, since it is main and one commit).
+func openFeaturePR(t *testing.T, r *actRun) {
+	t.Helper()
+	gitRun(t, r.e, r.dir, "checkout", "-q", "-b", "feature")
+	writeFile(t, filepath.Join(r.dir, "main.go"), "package main\nconst x = 1\n")
+	gitRun(t, r.e, r.dir, "add", "main.go")
+	gitRun(t, r.e, r.dir, "commit", "-qm", "Add main")
+	r.head = gitRun(t, r.e, r.dir, "rev-parse", "HEAD")
+	gitRun(t, r.e, r.dir, "-c", "http.extraheader=AUTHORIZATION: basic "+basicAuth(ghToken), "push", "-q", "origin",
+		"feature", "feature:refs/pull/5/head", "feature:refs/pull/5/merge")
+	gitRun(t, r.e, r.dir, "checkout", "-q", "main")
+	owner, _, _ := strings.Cut(ghRepo, "/")
+	r.api.SetPermission("maintainer", "write")
+	pr := r.api.AddPR(testkit.FakePR{Number: 5, Head: owner + ":feature", Base: "main", Title: "Add main", Body: "Adds main.go", HeadSHA: r.head})
+	r.api.SetFiles(pr.Number, testkit.FakeFile{Name: "main.go", Patch: "@@ -0,0 +1,2 @@\n+package main\n+const x = 1"})
 }
 
 // finalText is the agent's last message: result in the output tag when there is one, and the
