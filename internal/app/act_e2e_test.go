@@ -100,6 +100,7 @@ func TestActRunsShownWorkflows(t *testing.T) {
 		t.Fatalf("found %d workflows that use the action, want the README's and init's", len(workflows))
 	}
 	root := actionCheckout(t)
+	// One at a time: on two cores, two runs at once take as long as one after the other.
 	for _, w := range workflows {
 		for _, sandbox := range []string{"none", "docker"} {
 			t.Run(regexp.MustCompile(`[^a-zA-Z0-9-]+`).ReplaceAllString(w.name, "_")+"/"+sandbox, func(t *testing.T) {
@@ -353,6 +354,9 @@ func finalText(cfg inputs.Config, result string) string {
 // and checks the outcome.
 func runShown(t *testing.T, root string, w actWorkflow, sandbox string) {
 	wf := parseWorkflow(t, w.text)
+	// act names the job's container and its workspace volume after the workflow's name and the
+	// job's: runs at once need names of their own.
+	wf.setName(w.name + " with sandbox " + sandbox)
 	step := wf.actionStep(t)
 	step.set("sandbox", sandbox)
 	wf.appendStep(t, fmt.Sprintf(`name: What a later step reads
@@ -534,6 +538,16 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// setName sets the workflow's name.
+func (w *workflow) setName(name string) {
+	doc := w.doc.Content[0]
+	if v := mapValue(doc, "name"); v != nil {
+		v.Value = name
+		return
+	}
+	doc.Content = append([]*yaml.Node{{Kind: yaml.ScalarNode, Value: "name"}, {Kind: yaml.ScalarNode, Value: name}}, doc.Content...)
 }
 
 // triggers are the events of the workflow's on:.

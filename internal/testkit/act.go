@@ -21,7 +21,9 @@ const ActVersion = "0.2.89"
 // Act runs workflows under nektos/act, the engine of Gitea's and Forgejo's runners too, against
 // the local Docker engine: each job in a container of Platform on the host's network, each
 // Docker action in a container of its own in that job's network, the workspace a volume that
-// belongs to root. Nothing is pulled (--pull=false): every image must be here already.
+// belongs to root. Nothing is pulled (--pull=false): every image must be here already. act
+// names a job's container and volume after the workflow's name and the job's, so workflows run
+// at the same time need names of their own.
 type Act struct {
 	t   testing.TB
 	bin string
@@ -102,6 +104,8 @@ func (a *Act) Run(ctx context.Context, workflow, event string, payload []byte) A
 		// actions/checkout is run (by a stand-in), not replaced by a copy of Dir.
 		"--no-skip-checkout",
 		"--no-cache-server", "--action-cache-path", filepath.Join(scratch, "actions"),
+		// A failed job's containers and volumes go too, not only a passing one's.
+		"--rm",
 		// act's defaults read .env, .secrets, .vars and .input from the working directory.
 		"--env-file", filepath.Join(scratch, "none"), "--secret-file", filepath.Join(scratch, "none"),
 		"--var-file", filepath.Join(scratch, "none"), "--input-file", filepath.Join(scratch, "none"),
