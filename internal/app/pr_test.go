@@ -372,3 +372,41 @@ func TestPRModeSkipsAnIssue(t *testing.T) {
 		t.Errorf("sandcastle prompt: exit %d\n%s\nwant 1 saying the event is skipped", inv.code, inv.output())
 	}
 }
+
+// TestPRModeHeadOnTheDefaultBranch: a pull request of the repository whose head is its default
+// branch (main into release) is worked on, and pushed, on a branch of its own: the run's
+// commits never land on main unreviewed, whether the workflow checked main out (issue_comment)
+// or a detached merge commit (pull_request_review_comment).
+func TestPRModeHeadOnTheDefaultBranch(t *testing.T) {
+	for _, detached := range []bool{false, true} {
+		t.Run(map[bool]string{false: "main_checked_out", true: "detached"}[detached], func(t *testing.T) {
+			t.Parallel()
+			a := newFakeAction(t, commitBash("work.txt", "agent", "Bump it"), testkit.Text("Bumped. "+signal))
+			g := withGitHub(t, a, ghToken)
+			main := g.remoteSHA(t, "main")
+			gitRun(t, a.env, a.dir, "push", "-q", g.remote, "main:refs/heads/release", "main:refs/pull/5/head")
+			g.api.AddPR(testkit.FakePR{Number: prNumber, Head: "octo:main", Base: "release", Title: "Release", Body: "Ships main.", HeadSHA: main})
+			g.checkout(t)
+			if detached {
+				gitRun(t, a.env, a.dir, "checkout", "-q", "--detach")
+			}
+			g.commentOnPR(t, "/sandcastle bump the version")
+			a.input("mode", "pr")
+
+			inv, out := a.runWant(0)
+			branch := "sandcastle/pr-5-" + main[:7]
+			if out["status"] != "complete" || out["branch"] != branch || out["pushed"] != "true" || g.remoteSHA(t, branch) != out["head-sha"] {
+				t.Errorf("outputs %v; want the commit pushed to %s", out, branch)
+			}
+			if got := g.remoteSHA(t, "main"); got != main {
+				t.Errorf("main moved to %s, want it left at %s", got, main)
+			}
+			comments := g.api.Comments(prNumber)
+			link := "[" + branch + "](" + g.git.URL + "/" + ghRepo + "/tree/" + branch + ")"
+			if len(comments) != 2 || !strings.Contains(comments[1].Body, link) {
+				t.Errorf("comments %+v; want the reply linking %s", comments, link)
+			}
+			checkNoToken(t, a, inv)
+		})
+	}
+}

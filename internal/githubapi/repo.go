@@ -107,14 +107,15 @@ func (r *Repo) PullRequest(ctx context.Context, number int) (*event.PR, error) {
 	}
 	head := p.GetHead().GetRepo().GetFullName() // none once the fork is deleted
 	return &event.PR{
-		Number:   p.GetNumber(),
-		Title:    p.GetTitle(),
-		Body:     p.GetBody(),
-		HeadRef:  p.GetHead().GetRef(),
-		BaseRef:  p.GetBase().GetRef(),
-		HeadSHA:  p.GetHead().GetSHA(),
-		HeadRepo: head,
-		Fork:     event.ForkHead(head, r.Owner+"/"+r.Name),
+		Number:        p.GetNumber(),
+		Title:         p.GetTitle(),
+		Body:          p.GetBody(),
+		HeadRef:       p.GetHead().GetRef(),
+		BaseRef:       p.GetBase().GetRef(),
+		HeadSHA:       p.GetHead().GetSHA(),
+		HeadRepo:      head,
+		Fork:          event.ForkHead(head, r.Owner+"/"+r.Name),
+		DefaultBranch: p.GetBase().GetRepo().GetDefaultBranch(),
 	}, nil
 }
 

@@ -15,14 +15,16 @@ const (
 )
 
 // TestRepo_PullRequest reads the pull request a comment was made on, as GitHub has it now: its
-// branches, its head, and whether the head is a fork's (or a deleted fork's).
+// branches, its head, whether the head is a fork's (or a deleted fork's), and the repository's
+// default branch.
 func TestRepo_PullRequest(t *testing.T) {
 	r, gh := repoRig(t, "")
 	gh.AddPR(testkit.FakePR{Number: 5, Head: "feature", Base: "main", Title: "Add x", Body: "Adds x", HeadSHA: strings.Repeat("a", 40)})
 	gh.AddPR(testkit.FakePR{Number: 6, Head: "stranger:patch-1", Base: "main", Title: "Typo", HeadSHA: strings.Repeat("b", 40)})
 
 	got, err := r.PullRequest(t.Context(), 5)
-	want := &event.PR{Number: 5, Title: "Add x", Body: "Adds x", HeadRef: "feature", BaseRef: "main", HeadSHA: strings.Repeat("a", 40), HeadRepo: "octo/widgets"}
+	want := &event.PR{Number: 5, Title: "Add x", Body: "Adds x", HeadRef: "feature", BaseRef: "main", HeadSHA: strings.Repeat("a", 40), HeadRepo: "octo/widgets",
+		DefaultBranch: "main"}
 	if err != nil || *got != *want {
 		t.Errorf("PullRequest(5) = %+v, %v; want %+v", got, err, want)
 	}
