@@ -329,8 +329,8 @@ func reviewCommentRun(t *testing.T, newAction newActionFunc) {
 			t.Errorf("the prompt lacks %q:\n%s", want, prompt)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(a.dir, "pwned")); err == nil {
-		t.Error("the diff hunk ran as shell")
+	if found := pwned(t, filepath.Dir(a.dir)); len(found) > 0 { // the worktree included
+		t.Errorf("the diff hunk ran as shell: %q", found)
 	}
 	var replies []testkit.FakeReviewComment
 	for _, rc := range g.api.ReviewComments(prNumber) {
