@@ -301,6 +301,33 @@ func forkAllowedRun(t *testing.T, newAction newActionFunc) {
 	checkNoToken(t, a, inv)
 }
 
+// TestPRModeForkMovedLifecycle: a fork that pushes between the run's look-up of its pull
+// request and the fetch of its head does not get its newer head worked on: the run fails
+// saying so, 😕, and nothing is pushed.
+func TestPRModeForkMovedLifecycle(t *testing.T) {
+	a := newFakeAction(t) // a claude with no script: it fails the run if it runs
+	g := withGitHub(t, a, ghToken)
+	pr := g.openPR(t, true, map[string]string{"hello.txt": "helo\n"})
+	later := gitRun(t, a.env, a.dir, "--git-dir="+g.remote, "commit-tree", "-m", "Pushed after the look-up", "-p", pr.head, pr.head+"^{tree}")
+	gitRun(t, a.env, a.dir, "--git-dir="+g.remote, "update-ref", "refs/pull/5/head", later) // the fake API still says pr.head
+	c := g.commentOnPR(t, "/sandcastle fix the typo")
+	a.input("mode", "pr")
+	a.input("allow-forks", "true")
+	remoteBefore := refs(t, g.remote)
+
+	inv, out := a.runWant(1)
+	if out["status"] != "failed" || !strings.Contains(inv.stdout, "moved from "+pr.head[:7]+" to "+later[:7]+" since the run looked it up") {
+		t.Errorf("outputs %v; want failed, saying the head moved\n%s", out, inv.output())
+	}
+	if got := refs(t, g.remote); got != remoteBefore {
+		t.Errorf("the remote changed:\n%s\nwant\n%s", got, remoteBefore)
+	}
+	if !slices.Equal(g.api.Reactions(c.ID), []string{"confused"}) {
+		t.Errorf("reactions %q, want confused", g.api.Reactions(c.ID))
+	}
+	checkNoToken(t, a, inv)
+}
+
 // TestPRModeReviewCommentLifecycle: a review comment on a line of the diff starts the run; the
 // prompt has the file, the line and the hunk, which reach a command as data only; the reply is
 // in the review thread, not on the conversation, and the reactions on the review comment.
