@@ -37,6 +37,24 @@ func TestRepo_PullRequest(t *testing.T) {
 	}
 }
 
+// TestRepo_PullRequest_forbidden_says_what_to_grant: a token that may not read pull requests
+// (a permissions: block without pull-requests) gets a hint naming the permission, the one
+// GitHub names when it does.
+func TestRepo_PullRequest_forbidden_says_what_to_grant(t *testing.T) {
+	for _, tt := range []struct{ accepted, want string }{
+		{"", "the token may not read pull requests: give the job `pull-requests: read`"},
+		{"pull_requests=read", "GitHub says the look-up needs `pull-requests: read`"},
+	} {
+		r, gh := repoRig(t, "")
+		gh.AddPR(testkit.FakePR{Number: 5, Head: "feature", Base: "main", HeadSHA: strings.Repeat("a", 40)})
+		gh.ForbidNext("GET", "/repos/{owner}/{repo}/pulls/{number}", "Resource not accessible by integration", tt.accepted)
+		_, err := r.PullRequest(t.Context(), 5)
+		if err == nil || !strings.Contains(err.Error(), "get pull request octo/widgets#5: 403 Resource not accessible by integration; "+tt.want) {
+			t.Errorf("accepted %q: PullRequest(5) error = %v, want the 403 and %q", tt.accepted, err, tt.want)
+		}
+	}
+}
+
 // threadRig is a Repo on pull request 42 whose run a review comment started, replying (when
 // reply) to the comment that starts the thread.
 func threadRig(t *testing.T, reply bool) (*Repo, *testkit.GitHub, testkit.FakeReviewComment) {
