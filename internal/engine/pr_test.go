@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
@@ -110,6 +111,27 @@ func TestRun_on_a_pull_request(t *testing.T) {
 		}
 		if got := r.gh.reactions; !slices.Equal(got, []string{"+eyes", "-eyes", "+confused"}) {
 			t.Errorf("reactions %q, want eyes, then confused in its place", got)
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		r := prRig(t, false, testkit.Hang())
+		ctx, cancel := context.WithCancel(t.Context())
+		go func() {
+			for r.claude.Used() == 0 { // the agent hangs
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+			cancel()
+		}()
+		var c *CancelledError
+		if _, err := r.run(ctx); !errors.As(err, &c) {
+			t.Fatalf("Run = %v, want cancelled", err)
+		}
+		if got := r.gh.reactions; !slices.Equal(got, []string{"+eyes", "-eyes", "+confused"}) {
+			t.Errorf("reactions %q, want eyes, then confused in its place, on a context the cancel does not end", got)
 		}
 	})
 	t.Run("reactions_refused", func(t *testing.T) {
