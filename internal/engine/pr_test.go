@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
@@ -115,17 +114,7 @@ func TestRun_on_a_pull_request(t *testing.T) {
 	})
 	t.Run("cancelled", func(t *testing.T) {
 		r := prRig(t, false, testkit.Hang())
-		ctx, cancel := context.WithCancel(t.Context())
-		go func() {
-			for r.claude.Used() == 0 { // the agent hangs
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(10 * time.Millisecond):
-				}
-			}
-			cancel()
-		}()
+		ctx := r.cancelOnceTheAgentRuns(t)
 		var c *CancelledError
 		if _, err := r.run(ctx); !errors.As(err, &c) {
 			t.Fatalf("Run = %v, want cancelled", err)
