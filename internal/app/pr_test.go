@@ -301,6 +301,33 @@ func forkAllowedRun(t *testing.T, newAction newActionFunc) {
 	checkNoToken(t, a, inv)
 }
 
+// TestPRModeForkMovedLifecycle: a fork that pushes between the run's look-up of its pull
+// request and the fetch of its head does not get its newer head worked on: the run fails
+// saying so, 😕, and nothing is pushed.
+func TestPRModeForkMovedLifecycle(t *testing.T) {
+	a := newFakeAction(t) // a claude with no script: it fails the run if it runs
+	g := withGitHub(t, a, ghToken)
+	pr := g.openPR(t, true, map[string]string{"hello.txt": "helo\n"})
+	later := gitRun(t, a.env, a.dir, "--git-dir="+g.remote, "commit-tree", "-m", "Pushed after the look-up", "-p", pr.head, pr.head+"^{tree}")
+	gitRun(t, a.env, a.dir, "--git-dir="+g.remote, "update-ref", "refs/pull/5/head", later) // the fake API still says pr.head
+	c := g.commentOnPR(t, "/sandcastle fix the typo")
+	a.input("mode", "pr")
+	a.input("allow-forks", "true")
+	remoteBefore := refs(t, g.remote)
+
+	inv, out := a.runWant(1)
+	if out["status"] != "failed" || !strings.Contains(inv.stdout, "moved from "+pr.head[:7]+" to "+later[:7]+" since the run looked it up") {
+		t.Errorf("outputs %v; want failed, saying the head moved\n%s", out, inv.output())
+	}
+	if got := refs(t, g.remote); got != remoteBefore {
+		t.Errorf("the remote changed:\n%s\nwant\n%s", got, remoteBefore)
+	}
+	if !slices.Equal(g.api.Reactions(c.ID), []string{"confused"}) {
+		t.Errorf("reactions %q, want confused", g.api.Reactions(c.ID))
+	}
+	checkNoToken(t, a, inv)
+}
+
 // TestPRModeReviewCommentLifecycle: a review comment on a line of the diff starts the run; the
 // prompt has the file, the line and the hunk, which reach a command as data only; the reply is
 // in the review thread, not on the conversation, and the reactions on the review comment.
@@ -329,8 +356,8 @@ func reviewCommentRun(t *testing.T, newAction newActionFunc) {
 			t.Errorf("the prompt lacks %q:\n%s", want, prompt)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(a.dir, "pwned")); err == nil {
-		t.Error("the diff hunk ran as shell")
+	if found := pwned(t, filepath.Dir(a.dir)); len(found) > 0 { // the worktree included
+		t.Errorf("the diff hunk ran as shell: %q", found)
 	}
 	var replies []testkit.FakeReviewComment
 	for _, rc := range g.api.ReviewComments(prNumber) {
@@ -370,5 +397,43 @@ func TestPRModeSkipsAnIssue(t *testing.T) {
 	inv := runMain(t, a.env, a.dir, "prompt", "--mode", "pr", "--sandbox", "none")
 	if inv.code != exitFailed || !strings.Contains(inv.stderr, "skips this event, which is about no pull request") {
 		t.Errorf("sandcastle prompt: exit %d\n%s\nwant 1 saying the event is skipped", inv.code, inv.output())
+	}
+}
+
+// TestPRModeHeadOnTheDefaultBranch: a pull request of the repository whose head is its default
+// branch (main into release) is worked on, and pushed, on a branch of its own: the run's
+// commits never land on main unreviewed, whether the workflow checked main out (issue_comment)
+// or a detached merge commit (pull_request_review_comment).
+func TestPRModeHeadOnTheDefaultBranch(t *testing.T) {
+	for _, detached := range []bool{false, true} {
+		t.Run(map[bool]string{false: "main_checked_out", true: "detached"}[detached], func(t *testing.T) {
+			t.Parallel()
+			a := newFakeAction(t, commitBash("work.txt", "agent", "Bump it"), testkit.Text("Bumped. "+signal))
+			g := withGitHub(t, a, ghToken)
+			main := g.remoteSHA(t, "main")
+			gitRun(t, a.env, a.dir, "push", "-q", g.remote, "main:refs/heads/release", "main:refs/pull/5/head")
+			g.api.AddPR(testkit.FakePR{Number: prNumber, Head: "octo:main", Base: "release", Title: "Release", Body: "Ships main.", HeadSHA: main})
+			g.checkout(t)
+			if detached {
+				gitRun(t, a.env, a.dir, "checkout", "-q", "--detach")
+			}
+			g.commentOnPR(t, "/sandcastle bump the version")
+			a.input("mode", "pr")
+
+			inv, out := a.runWant(0)
+			branch := "sandcastle/pr-5-" + main[:7]
+			if out["status"] != "complete" || out["branch"] != branch || out["pushed"] != "true" || g.remoteSHA(t, branch) != out["head-sha"] {
+				t.Errorf("outputs %v; want the commit pushed to %s", out, branch)
+			}
+			if got := g.remoteSHA(t, "main"); got != main {
+				t.Errorf("main moved to %s, want it left at %s", got, main)
+			}
+			comments := g.api.Comments(prNumber)
+			link := "[" + branch + "](" + g.git.URL + "/" + ghRepo + "/tree/" + branch + ")"
+			if len(comments) != 2 || !strings.Contains(comments[1].Body, link) {
+				t.Errorf("comments %+v; want the reply linking %s", comments, link)
+			}
+			checkNoToken(t, a, inv)
+		})
 	}
 }

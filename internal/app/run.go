@@ -199,7 +199,7 @@ func (s *setup) workspaceOptions() workspace.Options {
 	o := workspace.Options{RepoDir: cfg.WorkingDirectory, Strategy: cfg.BranchStrategy, Branch: cfg.Branch,
 		Name: cfg.Name, CopyToWorktree: cfg.CopyToWorktree, GitConfig: trust}
 	if pr := s.gh.pullRequest(); pr != nil {
-		o.Pull = pr.Number
+		o.Pull, o.PullHead = pr.Number, pr.HeadSHA
 	}
 	if s.names != nil {
 		o.TempBranch = s.names.Source

@@ -207,15 +207,26 @@ func TestRun_hook_fails(t *testing.T) {
 // type, with the workspace finished as a failure.
 func TestRun_cancelled(t *testing.T) {
 	r := newRig(t, testkit.Hang())
-	ctx, cancel := context.WithCancel(t.Context())
+	ctx := r.cancelOnceTheAgentRuns(t)
 	r.pub.push = func(ctx context.Context, p Push) (Pushed, error) {
 		if ctx.Err() != nil {
 			t.Error("publishing runs on the cancelled context")
 		}
 		return Pushed{Declined: "push is none"}, nil
 	}
+	o, err := r.run(ctx)
+	var c *CancelledError
+	if !errors.As(err, &c) || o.Status != report.StatusCancelled || !slices.Equal(r.ws.finishes, []bool{false}) {
+		t.Errorf("Run = %+v, %v, finishes %v; want cancelled", o, err, r.ws.finishes)
+	}
+}
+
+// cancelOnceTheAgentRuns is a context that is cancelled once the agent has been started (a
+// hanging one: the job is cancelled while it works).
+func (r *rig) cancelOnceTheAgentRuns(t *testing.T) context.Context {
+	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
-		for r.claude.Used() == 0 { // the agent hangs
+		for r.claude.Used() == 0 {
 			select {
 			case <-ctx.Done():
 				return
@@ -224,11 +235,7 @@ func TestRun_cancelled(t *testing.T) {
 		}
 		cancel()
 	}()
-	o, err := r.run(ctx)
-	var c *CancelledError
-	if !errors.As(err, &c) || o.Status != report.StatusCancelled || !slices.Equal(r.ws.finishes, []bool{false}) {
-		t.Errorf("Run = %+v, %v, finishes %v; want cancelled", o, err, r.ws.finishes)
-	}
+	return ctx
 }
 
 // TestRun_finish_fails: a merge that fails after the agent fails the run, with where the

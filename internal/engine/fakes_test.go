@@ -220,20 +220,27 @@ func (g *fakeGitHub) Answer(_ context.Context, body string) (string, error) {
 	return "https://github.com/o/r/issues/42#issuecomment-1", nil
 }
 
-// React gives each reaction the id of its place in reactions, plus one.
-func (g *fakeGitHub) React(_ context.Context, content string) (int64, error) {
+// React gives each reaction the id of its place in reactions, plus one. Like a request, it
+// fails on a cancelled context.
+func (g *fakeGitHub) React(ctx context.Context, content string) (int64, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.reactErr != nil {
 		return 0, g.reactErr
 	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	g.reactions = append(g.reactions, "+"+content)
 	return int64(len(g.reactions)), nil
 }
 
-func (g *fakeGitHub) Unreact(_ context.Context, id int64) error {
+func (g *fakeGitHub) Unreact(ctx context.Context, id int64) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if id == 0 {
 		return nil // nothing was put on
 	}

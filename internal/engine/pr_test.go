@@ -26,8 +26,8 @@ func prComment(fork bool) *event.Event {
 }
 
 // TestOnPullRequest: a run on a pull request's own branch works in a worktree on its head
-// branch, or for a fork's, on a branch of this repository named after the pull request and
-// its head; any other run keeps its strategy and branch.
+// branch, or for a fork's head or one on the default branch, on a branch of this repository
+// named after the pull request and its head; any other run keeps its strategy and branch.
 func TestOnPullRequest(t *testing.T) {
 	t.Parallel()
 	cfg := inputs.Config{BranchStrategy: inputs.StrategyHead, GitHub: inputs.GitHubConfig{OnPullRequest: true, Push: inputs.PushLease}}
@@ -39,6 +39,10 @@ func TestOnPullRequest(t *testing.T) {
 	}
 	if got := PRBranch(&event.PR{Number: 8, Fork: true}); got != "sandcastle/pr-8" || gitref.Check(got) != nil {
 		t.Errorf("a fork's head without a commit id: branch %q", got)
+	}
+	onMain := &event.PR{Number: 9, HeadRef: "main", BaseRef: "release", HeadSHA: strings.Repeat("b", 40), HeadRepo: "o/r", DefaultBranch: "main"}
+	if got := OnPullRequest(cfg, onMain); got.Branch != "sandcastle/pr-9-bbbbbbb" {
+		t.Errorf("a head on the default branch: branch %q, want sandcastle/pr-9-bbbbbbb, never main", got.Branch)
 	}
 	if got := OnPullRequest(cfg, nil); got.BranchStrategy != inputs.StrategyHead || got.Branch != "" {
 		t.Errorf("no pull request: %s %q, want the config as it was", got.BranchStrategy, got.Branch)
@@ -106,6 +110,17 @@ func TestRun_on_a_pull_request(t *testing.T) {
 		}
 		if got := r.gh.reactions; !slices.Equal(got, []string{"+eyes", "-eyes", "+confused"}) {
 			t.Errorf("reactions %q, want eyes, then confused in its place", got)
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		r := prRig(t, false, testkit.Hang())
+		ctx := r.cancelOnceTheAgentRuns(t)
+		var c *CancelledError
+		if _, err := r.run(ctx); !errors.As(err, &c) {
+			t.Fatalf("Run = %v, want cancelled", err)
+		}
+		if got := r.gh.reactions; !slices.Equal(got, []string{"+eyes", "-eyes", "+confused"}) {
+			t.Errorf("reactions %q, want eyes, then confused in its place, on a context the cancel does not end", got)
 		}
 	})
 	t.Run("reactions_refused", func(t *testing.T) {

@@ -91,11 +91,11 @@ func OnPullRequest(cfg inputs.Config, pr *event.PR) inputs.Config {
 }
 
 // PRBranch is the branch a run on pull request pr's own branch commits on: its head branch,
-// or, for a fork's head, to which the run never pushes, a branch of this repository named
-// after the pull request and the head it starts from, sandcastle/pr-<n>-<short sha>. Another
-// run on the same head continues that branch; one on a newer head starts another.
+// or, when that is no branch the run may push to (see offHead), a branch of this repository
+// named after the pull request and the head it starts from, sandcastle/pr-<n>-<short sha>.
+// Another run on the same head continues that branch; one on a newer head starts another.
 func PRBranch(pr *event.PR) string {
-	if !pr.Fork {
+	if !offHead(pr) {
 		return pr.HeadRef
 	}
 	name := fmt.Sprintf("sandcastle/pr-%d", pr.Number)
@@ -105,10 +105,18 @@ func PRBranch(pr *event.PR) string {
 	return name
 }
 
-// onFork says the run works on a pull request from a fork, on a branch of this repository.
-func (e *engine) onFork() bool {
+// offHead says a run on pull request pr's own branch never pushes to its head branch: a fork's
+// (a stranger's repository), or the repository's default branch (a pull request from main into
+// a release branch), where the run's commits would land unreviewed.
+func offHead(pr *event.PR) bool {
+	return pr.Fork || pr.DefaultBranch != "" && pr.HeadRef == pr.DefaultBranch
+}
+
+// offHeadBranch says the run works on the event's pull request on a branch of this repository
+// of its own, in place of the pull request's head branch (offHead).
+func (e *engine) offHeadBranch() bool {
 	pr := prOf(e.p.Event)
-	return e.p.Config.GitHub.OnPullRequest && pr != nil && pr.Fork
+	return e.p.Config.GitHub.OnPullRequest && pr != nil && offHead(pr)
 }
 
 // prOf is the pull request an event is about; nil when none, or the event is a comment on one

@@ -69,7 +69,7 @@ func (e *engine) publish(ctx context.Context, o *report.Outcome, ws Workspace, l
 		Recovery: e.recoveryBranch(o.Branch), Bundle: e.bundlePath(ws.Top(), o.Branch),
 	})
 	o.Pushed, o.RecoveryBranch = r.Pushed, r.Recovery
-	if r.Pushed && e.onFork() && e.p.RepoURL != "" {
+	if r.Pushed && e.offHeadBranch() && e.p.RepoURL != "" {
 		o.BranchURL = e.p.RepoURL + "/tree/" + o.Branch
 	}
 	switch {

@@ -56,6 +56,9 @@ type PR struct {
 	HeadSHA  string
 	HeadRepo string // owner/name of the head's repository; "" when it was deleted
 	Fork     bool   // the head lives in another repository (or one since deleted): see ForkHead
+	// DefaultBranch is the base repository's default branch, as the pull request was looked up
+	// (a payload's pull request leaves it ""); a head on it is no branch a run may push to.
+	DefaultBranch string
 }
 
 // ForkHead reports whether a pull request whose head is in the repository headRepo and whose

@@ -103,18 +103,21 @@ func (r *Repo) Answer(ctx context.Context, body string) (url string, err error) 
 func (r *Repo) PullRequest(ctx context.Context, number int) (*event.PR, error) {
 	p, _, err := r.Client.gh.PullRequests.Get(ctx, r.Owner, r.Name, number)
 	if err != nil {
-		return nil, wrap(fmt.Sprintf("get pull request %s/%s#%d", r.Owner, r.Name, number), err)
+		e := wrap(fmt.Sprintf("get pull request %s/%s#%d", r.Owner, r.Name, number), err)
+		e.hint = forbidden(err, "the token may not read pull requests: give the job `pull-requests: read` (or write, which modes pr and review need to answer there); a permissions: block sets each one it leaves out to none")
+		return nil, e
 	}
 	head := p.GetHead().GetRepo().GetFullName() // none once the fork is deleted
 	return &event.PR{
-		Number:   p.GetNumber(),
-		Title:    p.GetTitle(),
-		Body:     p.GetBody(),
-		HeadRef:  p.GetHead().GetRef(),
-		BaseRef:  p.GetBase().GetRef(),
-		HeadSHA:  p.GetHead().GetSHA(),
-		HeadRepo: head,
-		Fork:     event.ForkHead(head, r.Owner+"/"+r.Name),
+		Number:        p.GetNumber(),
+		Title:         p.GetTitle(),
+		Body:          p.GetBody(),
+		HeadRef:       p.GetHead().GetRef(),
+		BaseRef:       p.GetBase().GetRef(),
+		HeadSHA:       p.GetHead().GetSHA(),
+		HeadRepo:      head,
+		Fork:          event.ForkHead(head, r.Owner+"/"+r.Name),
+		DefaultBranch: p.GetBase().GetRepo().GetDefaultBranch(),
 	}, nil
 }
 

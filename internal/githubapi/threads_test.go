@@ -15,14 +15,16 @@ const (
 )
 
 // TestRepo_PullRequest reads the pull request a comment was made on, as GitHub has it now: its
-// branches, its head, and whether the head is a fork's (or a deleted fork's).
+// branches, its head, whether the head is a fork's (or a deleted fork's), and the repository's
+// default branch.
 func TestRepo_PullRequest(t *testing.T) {
 	r, gh := repoRig(t, "")
 	gh.AddPR(testkit.FakePR{Number: 5, Head: "feature", Base: "main", Title: "Add x", Body: "Adds x", HeadSHA: strings.Repeat("a", 40)})
 	gh.AddPR(testkit.FakePR{Number: 6, Head: "stranger:patch-1", Base: "main", Title: "Typo", HeadSHA: strings.Repeat("b", 40)})
 
 	got, err := r.PullRequest(t.Context(), 5)
-	want := &event.PR{Number: 5, Title: "Add x", Body: "Adds x", HeadRef: "feature", BaseRef: "main", HeadSHA: strings.Repeat("a", 40), HeadRepo: "octo/widgets"}
+	want := &event.PR{Number: 5, Title: "Add x", Body: "Adds x", HeadRef: "feature", BaseRef: "main", HeadSHA: strings.Repeat("a", 40), HeadRepo: "octo/widgets",
+		DefaultBranch: "main"}
 	if err != nil || *got != *want {
 		t.Errorf("PullRequest(5) = %+v, %v; want %+v", got, err, want)
 	}
@@ -32,6 +34,24 @@ func TestRepo_PullRequest(t *testing.T) {
 	}
 	if _, err := r.PullRequest(t.Context(), 99); err == nil || !strings.Contains(err.Error(), "get pull request octo/widgets#99") || !strings.Contains(err.Error(), "404") {
 		t.Errorf("PullRequest(99) error = %v, want a 404 naming the pull request", err)
+	}
+}
+
+// TestRepo_PullRequest_forbidden_says_what_to_grant: a token that may not read pull requests
+// (a permissions: block without pull-requests) gets a hint naming the permission, the one
+// GitHub names when it does.
+func TestRepo_PullRequest_forbidden_says_what_to_grant(t *testing.T) {
+	for _, tt := range []struct{ accepted, want string }{
+		{"", "the token may not read pull requests: give the job `pull-requests: read`"},
+		{"pull_requests=read", "GitHub says the look-up needs `pull-requests: read`"},
+	} {
+		r, gh := repoRig(t, "")
+		gh.AddPR(testkit.FakePR{Number: 5, Head: "feature", Base: "main", HeadSHA: strings.Repeat("a", 40)})
+		gh.ForbidNext("GET", "/repos/{owner}/{repo}/pulls/{number}", "Resource not accessible by integration", tt.accepted)
+		_, err := r.PullRequest(t.Context(), 5)
+		if err == nil || !strings.Contains(err.Error(), "get pull request octo/widgets#5: 403 Resource not accessible by integration; "+tt.want) {
+			t.Errorf("accepted %q: PullRequest(5) error = %v, want the 403 and %q", tt.accepted, err, tt.want)
+		}
 	}
 }
 

@@ -15,7 +15,7 @@ type comment struct {
 	status        Status // once the run ended
 	reason        string // why the run failed or was refused
 	branch        string
-	branchURL     string // branch's page: a branch of this repository in place of a fork's
+	branchURL     string // branch's page: a branch of this repository in place of the pull request's
 	pushed        bool
 	recovery      string // the remote branch that took the commits instead of branch; reason says why
 	kept          bool   // branch is the local branch that holds the commits after a failed merge
@@ -88,7 +88,7 @@ func (c comment) body() string {
 			case c.recovery != "":
 				what += " pushed to the recovery branch " + code(c.recovery) + " instead of " + code(c.branch)
 			case c.branchURL != "":
-				what += " pushed to " + link(c.branch, c.branchURL) + ", a branch of this repository: the fork's branch is never pushed to"
+				what += " pushed to " + link(c.branch, c.branchURL) + ", a branch of this repository: the pull request's own branch is never pushed to"
 			case c.pushed:
 				what += " pushed to " + code(c.branch)
 			case c.kept:

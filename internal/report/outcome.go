@@ -62,7 +62,8 @@ type Outcome struct {
 
 	Pushed bool
 	// BranchURL is Branch's page in this repository, which the comment links, once the run
-	// pushed to that branch of its own in place of a fork's pull request branch; "" otherwise.
+	// pushed to that branch of its own in place of the pull request's head branch (a fork's, or
+	// the repository's default branch); "" otherwise.
 	BranchURL      string
 	RecoveryBranch string // the remote branch that took the commits instead of Branch
 	PRNumber       int    // 0 when no pull request was opened or updated

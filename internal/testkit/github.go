@@ -781,9 +781,9 @@ func (g *GitHub) htmlURL(kind string, n int) string {
 
 func (g *GitHub) prJSON(pr FakePR) map[string]any {
 	headOwner, branch, _ := strings.Cut(pr.Head, ":")
-	repo := func(owner string) map[string]any {
+	repo := func(owner string) map[string]any { // each one's default branch is main
 		return map[string]any{"name": g.repo, "full_name": owner + "/" + g.repo, "owner": map[string]any{"login": owner},
-			"fork": !strings.EqualFold(owner, g.owner), "clone_url": g.URL + "/" + owner + "/" + g.repo + ".git"}
+			"fork": !strings.EqualFold(owner, g.owner), "clone_url": g.URL + "/" + owner + "/" + g.repo + ".git", "default_branch": "main"}
 	}
 	return map[string]any{
 		"number":   pr.Number,

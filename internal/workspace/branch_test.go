@@ -303,8 +303,9 @@ func TestBranch_not_on_origin_is_quiet(t *testing.T) {
 }
 
 // TestBranch_of_a_pull_request starts a branch neither the repository nor origin has from the
-// pull request's head, refs/pull/<n>/head on origin, which a fork's head is known as alone;
-// a branch origin has (an earlier run's) is continued instead, and the head is not fetched.
+// pull request's head, refs/pull/<n>/head on origin, which a fork's head is known as alone,
+// and only when it is still the head the run was asked about; a branch origin has (an earlier
+// run's) is continued instead, and the head is not fetched.
 func TestBranch_of_a_pull_request(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -335,9 +336,24 @@ func TestBranch_of_a_pull_request(t *testing.T) {
 	}
 	f.finish(w)
 
+	// The head moved on since the run looked it up (a fork pushed meanwhile): the run does not
+	// start on a head nobody asked about.
+	newer := f.commit(other, "later.txt", "pushed after the look-up\n", "Later")
+	f.git(other, "push", "-q", "-f", "origin", "HEAD:refs/pull/7/head")
+	o = f.branchOpts("sandcastle/pr-7-" + head[:7] + "-again")
+	o.Pull, o.PullHead = 7, head
+	before := f.branches()
+	if _, err := workspace.Prepare(t.Context(), f.env, o); err == nil ||
+		!strings.Contains(err.Error(), "the head of pull request #7 moved from "+head[:7]+" to "+newer[:7]+" since the run looked it up") {
+		t.Errorf("Prepare on a head that moved = %v, want it refused, naming both heads", err)
+	}
+	if got := f.branches(); !slices.Equal(got, before) || len(f.managedDirs()) != 0 {
+		t.Errorf("a refused Prepare left branches %q (before %q) or worktrees %q", got, before, f.managedDirs())
+	}
+
 	o = f.branchOpts("sandcastle/pr-9")
 	o.Pull = 9
-	before := f.branches()
+	before = f.branches()
 	if _, err := workspace.Prepare(t.Context(), f.env, o); err == nil || !strings.Contains(err.Error(), "the head of pull request #9, which sandcastle/pr-9 starts from") {
 		t.Errorf("Prepare with a pull request origin lacks = %v, want the fetch's error", err)
 	}

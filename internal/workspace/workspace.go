@@ -44,6 +44,10 @@ type Options struct {
 	// number: a branch that neither the repository nor origin has starts from its head, which
 	// FetchPull brings in, rather than from HEAD. 0 means HEAD.
 	Pull int
+	// PullHead is the commit the run was asked to work on, the pull request's head as it was
+	// looked up; a head fetched since that is another (a fork pushed meanwhile) is refused
+	// rather than worked on unseen. "" takes the head fetched.
+	PullHead string
 	// FetchPull brings refs/pull/<n>/head from origin into the repository (GitHub keeps the head
 	// of every pull request there, a fork's too) and returns its commit; nil means git fetch
 	// origin with the repository's own setup (see fetchPullOrigin). The Action passes one that
@@ -67,7 +71,8 @@ type Workspace struct {
 	config []string // Options.GitConfig, which the agent's git gets too
 
 	fetchRemote func(ctx context.Context, branch string) (bool, error)
-	pull        int // Options.Pull
+	pull        int    // Options.Pull
+	pullHead    string // Options.PullHead
 	fetchPull   func(ctx context.Context, n int) (string, error)
 	start       string // merge-to-head: the commit the temporary branch started from
 
@@ -128,7 +133,7 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 	if fetchPull == nil {
 		fetchPull = fetchPullOrigin(host)
 	}
-	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, fetchRemote: fetch, pull: o.Pull, fetchPull: fetchPull,
+	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, fetchRemote: fetch, pull: o.Pull, pullHead: o.PullHead, fetchPull: fetchPull,
 		log: log, config: o.GitConfig}
 	// What Prepare adds to the repository outside a worktree goes again when it fails.
 	madeDirs := missingDirs(filepath.Join(top, ".sandcastle"), managedRoot(top), lockDir(top))

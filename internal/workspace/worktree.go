@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
 // dirName maps a branch to its worktree directory name. Flattening alone is not injective
@@ -109,7 +110,7 @@ func (w *Workspace) checkoutBranch(ctx context.Context, top string) error {
 }
 
 // startOfNew is where a branch the repository and origin lack starts: HEAD, or the head of the
-// pull request the run works on, fetched now.
+// pull request the run works on, fetched now, which must still be the one it was asked about.
 func (w *Workspace) startOfNew(ctx context.Context) (string, error) {
 	if w.pull == 0 {
 		return "HEAD", nil
@@ -119,6 +120,10 @@ func (w *Workspace) startOfNew(ctx context.Context) (string, error) {
 	sha, err := w.fetchPull(ctx, w.pull)
 	if err != nil {
 		return "", fmt.Errorf("workspace: the head of pull request #%d, which %s starts from: %w", w.pull, w.Source, err)
+	}
+	if w.pullHead != "" && sha != w.pullHead {
+		return "", fmt.Errorf("workspace: the head of pull request #%d moved from %s to %s since the run looked it up; "+
+			"the run works only on the head it was asked about: ask again to run on the new one", w.pull, gitref.ShortSHA(w.pullHead), gitref.ShortSHA(sha))
 	}
 	return sha, nil
 }
