@@ -1,6 +1,8 @@
 package inputs
 
 import (
+	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -201,10 +203,67 @@ func TestModes(t *testing.T) {
 		}
 		var seen []string
 		for _, s := range m.Settings {
-			if _, ok := Lookup(s.Input); !ok || s.Input == InputMode || slices.Contains(seen, s.Input) {
+			d, ok := Lookup(s.Input)
+			if !ok || s.Input == InputMode || slices.Contains(seen, s.Input) {
 				t.Errorf("mode %s: setting of %q: not an input, or set twice", m.Name, s.Input)
+			}
+			if !strings.Contains(d.Description, "Empty means the mode's value") {
+				t.Errorf("input %q: the description does not say that a mode sets it: %s", s.Input, d.Description)
 			}
 			seen = append(seen, s.Input)
 		}
 	}
+}
+
+// TestLoad_modesInTheAction: the Actions runner passes a default of action.yml as INPUT_*, as
+// if the workflow had set it, so a step with only mode: loads as mode alone does on the command
+// line only when action.yml gives no default to what a mode sets.
+func TestLoad_modesInTheAction(t *testing.T) {
+	t.Parallel()
+	defaults := actionDefaults(t)
+	events := map[string]*event.Event{
+		ModeImplement: issueEvent,
+		ModePR:        {Name: event.IssueComment, Issue: &event.Issue{Number: 5, IsPR: true}, Comment: &event.Comment{Body: "/sandcastle fix it"}},
+		ModeReview:    {Name: event.PullRequest, Action: "opened", PR: &event.PR{Number: 5}},
+		ModeTriage:    {Name: event.Schedule},
+	}
+	for _, m := range Modes {
+		env := testEnv(nil)
+		env.Event = events[m.Name]
+		raw := Raw{InputMode: m.Name, InputGitHubToken: "ghs_x"}
+		if m.Prompt == "" {
+			raw[InputPrompt] = "Fix the bug."
+		}
+		want, err := Load(raw, env)
+		if err != nil {
+			t.Fatalf("mode %s alone: %v", m.Name, err)
+		}
+		runner := map[string]string{}
+		for name, v := range raw {
+			runner[EnvName(name)] = v
+		}
+		for name, v := range defaults {
+			if strings.HasPrefix(v, "${{") {
+				v = "ghs_x" // the runner evaluates the expression: github.token
+			}
+			if _, given := raw[name]; !given {
+				runner[EnvName(name)] = v
+			}
+		}
+		got, err := Load(FromEnv(func(k string) string { return runner[k] }), env)
+		if err != nil {
+			t.Errorf("mode %s in the Action: %v", m.Name, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("mode %s in the Action: %s\nwant, as mode alone: %s", m.Name, settingsOf(got), settingsOf(want))
+		}
+	}
+}
+
+// settingsOf shows the values of c that the modes set.
+func settingsOf(c Config) string {
+	g := c.GitHub
+	return fmt.Sprintf("max-iterations %d, branch-strategy %s, push %s, open-pr %v, pr-draft %v, progress-comment %v, output-action %s",
+		c.MaxIterations, c.BranchStrategy, g.Push, g.OpenPR, g.PRDraft, g.ProgressComment, g.OutputAction)
 }
