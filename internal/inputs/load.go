@@ -239,13 +239,20 @@ func (l *loader) boolean(name string) bool {
 // does not set off problems about the inputs that depend on it.
 func (l *loader) flag(name string) (value, ok bool) {
 	v := l.single(name)
+	if value, ok = parseBool(v); !ok {
+		l.problem(name, "%q is not a boolean; use true or false", v)
+	}
+	return value, ok
+}
+
+// parseBool reads a boolean input's value, and says whether it is one.
+func parseBool(v string) (value, ok bool) {
 	switch strings.ToLower(v) {
 	case "true", "yes", "1":
 		return true, true
 	case "false", "no", "0":
 		return false, true
 	}
-	l.problem(name, "%q is not a boolean; use true or false", v)
 	return false, false
 }
 

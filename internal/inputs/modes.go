@@ -215,15 +215,15 @@ func (l *loader) applyMode(name string) {
 }
 
 // sameValue reports whether a and b are the same value of input: booleans and numbers by what
-// they mean, anything else as trimmed text.
+// they mean, as Load reads them, anything else as trimmed text.
 func sameValue(input, a, b string) bool {
 	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
 	d, _ := Lookup(input)
 	switch d.Kind {
 	case KindBool:
-		x, errA := strconv.ParseBool(strings.ToLower(a))
-		y, errB := strconv.ParseBool(strings.ToLower(b))
-		return errA == nil && errB == nil && x == y
+		x, okA := parseBool(a)
+		y, okB := parseBool(b)
+		return okA && okB && x == y
 	case KindNumber:
 		x, errA := strconv.ParseInt(a, 10, 64)
 		y, errB := strconv.ParseInt(b, 10, 64)

@@ -2,6 +2,7 @@ package inputs
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -120,6 +121,16 @@ func TestLoad_modeGivenInputsWin(t *testing.T) {
 	if err != nil || c.BuiltInPrompt || c.MaxIterations != 1 {
 		t.Errorf("Load(review, the values it needs written otherwise) = %+v, %v", c, err)
 	}
+	c, err = Load(Raw{InputMode: ModeTriage, InputOpenPR: "No", InputPush: " none\n"}, testEnv(nil))
+	if err != nil || c.GitHub.OpenPR || c.GitHub.Push != PushNone {
+		t.Errorf("Load(triage, a boolean and a choice it needs written otherwise) = %+v, %v", c.GitHub, err)
+	}
+	// Another strategy than the mode's has no branch to name.
+	env.Event = issueEvent
+	c, err = Load(Raw{InputMode: ModeImplement, InputBranchStrategy: "merge-to-head", InputOpenPR: "false"}, env)
+	if err != nil || c.Branch != "" {
+		t.Errorf("Load(implement, merge-to-head) = branch %q, %v; want none", c.Branch, err)
+	}
 }
 
 // TestLoad_modeConflicts: a value the mode cannot work with is one problem naming the input and
@@ -138,7 +149,11 @@ func TestLoad_modeConflicts(t *testing.T) {
 		{Raw{InputMode: "fix"}, InputMode, "use one of: run, implement, pr, review, triage"},
 	}
 	for _, tt := range tests {
+		given := maps.Clone(tt.raw)
 		checkOneProblem(t, func() error { _, err := Load(tt.raw, testEnv(nil)); return err }(), tt.input, tt.want)
+		if !maps.Equal(tt.raw, given) {
+			t.Errorf("Load changed its caller's inputs %v to %v", given, tt.raw)
+		}
 	}
 }
 
