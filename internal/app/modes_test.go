@@ -118,3 +118,29 @@ func TestImplementMode(t *testing.T) {
 		})
 	}
 }
+
+// TestPRAndReviewShareComments: with both modes installed, a comment on a pull request starts
+// the one it asks for, and the other skips it quietly: "/sandcastle review" is review's, not
+// pr's, and a plain "/sandcastle" request is pr's, not review's.
+func TestPRAndReviewShareComments(t *testing.T) {
+	for _, tt := range []struct{ mode, body string }{
+		{inputs.ModePR, "/sandcastle review, please"},
+		{inputs.ModeReview, "/sandcastle rename the greeting"},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
+			a := newFakeAction(t) // a claude with no script: it fails the run if it runs
+			g := withGitHub(t, a, ghToken)
+			g.openPR(t, false, map[string]string{"hello.txt": "hello\n"})
+			c := g.commentOnPR(t, tt.body)
+			a.input("mode", tt.mode)
+			_, out := a.runWant(0)
+			if out["status"] != "skipped" || !strings.Contains(out["refusal-reason"], "no trigger phrase") {
+				t.Errorf("outputs %v; want skipped for want of a trigger phrase", out)
+			}
+			if comments := g.api.Comments(prNumber); len(comments) != 1 || len(g.api.Reactions(c.ID)) != 0 {
+				t.Errorf("comments %+v, reactions %q; want the maintainer's comment alone, unanswered", comments, g.api.Reactions(c.ID))
+			}
+		})
+	}
+}
