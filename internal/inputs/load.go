@@ -159,6 +159,7 @@ func Load(raw Raw, env Env) (Config, error) {
 	c.LogFile = l.logFile(c.WorkingDirectory)
 	c.Verbose = l.boolean(InputVerbose)
 	c.GitHub = l.github(c.BranchStrategy)
+	l.modeArgs(&c)
 	c.Output = l.output(c.WorkingDirectory, wdOK, c.MaxIterations, agent, agentOK, c.GitHub.OutputAction)
 
 	if err := errors.Join(l.problems...); err != nil {

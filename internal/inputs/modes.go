@@ -41,6 +41,9 @@ type Mode struct {
 	// Prompt is the built-in prompt template, used when neither prompt nor prompt-file is set;
 	// "" = none, so a prompt is required.
 	Prompt string
+	// Args are the values of the built-in prompt's own placeholders, made from what the run
+	// was given, so that the prompt says what the run does; nil = none. prompt-args wins.
+	Args func(GitHubConfig) map[string]string
 }
 
 // Setting is the value a mode gives one input.
@@ -118,6 +121,7 @@ var Modes = []Mode{
 		Started:  "a schedule, or a run started by hand (`workflow_dispatch`)",
 		Subjects: []event.Subject{event.SubjectWorkflow},
 		Prompt:   triagePrompt,
+		Args:     triageArgs,
 		Settings: []Setting{
 			{Input: InputBranchStrategy, Value: string(StrategyHead)},
 			{Input: InputPush, Value: string(PushNone), Needed: changesNoBranch},
@@ -170,6 +174,36 @@ var (
 	//go:embed prompts/triage.md
 	triagePrompt string
 )
+
+// triageArgs tell the triage prompt the labels it may ask for and how an issue triaged before
+// is marked.
+func triageArgs(g GitHubConfig) map[string]string {
+	labels := "none"
+	if len(g.Triage.AllowedLabels) > 0 {
+		labels = strings.Join(g.Triage.AllowedLabels, ", ")
+	}
+	triaged := "that an earlier triage commented on"
+	if g.Triage.TriagedLabel != "" {
+		triaged = "labelled " + g.Triage.TriagedLabel + ", or " + triaged
+	}
+	return map[string]string{"ALLOWED_LABELS": labels, "TRIAGED": triaged}
+}
+
+// modeArgs adds to c's prompt-args the values its mode's built-in prompt takes from the other
+// inputs, where prompt-args gives none.
+func (l *loader) modeArgs(c *Config) {
+	if !c.BuiltInPrompt || l.mode.Args == nil {
+		return
+	}
+	for k, v := range l.mode.Args(c.GitHub) {
+		if _, given := c.PromptArgs[k]; !given {
+			if c.PromptArgs == nil {
+				c.PromptArgs = map[string]string{}
+			}
+			c.PromptArgs[k] = v
+		}
+	}
+}
 
 // IssueBranchPrefix begins the name of an implement run's branch.
 const IssueBranchPrefix = "sandcastle/issue-"

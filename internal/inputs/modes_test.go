@@ -97,6 +97,14 @@ func TestLoad_modeDefaults(t *testing.T) {
 		if !slices.Contains(g.Triage.AllowedLabels, "bug") || !slices.Contains(g.Triage.AllowedLabels, "good first issue") || g.Triage.MaxActions != 20 {
 			t.Errorf("Triage = %+v; want GitHub's default labels allowed", g.Triage)
 		}
+		if got := c.PromptArgs["ALLOWED_LABELS"]; !strings.HasPrefix(got, "bug, documentation, ") || !strings.Contains(c.PromptArgs["TRIAGED"], "labelled sandcastle:triaged") {
+			t.Errorf("PromptArgs %q; want the prompt told the allowed labels and the triaged one", c.PromptArgs)
+		}
+		for _, key := range []string{"{{ALLOWED_LABELS}}", "{{TRIAGED}}"} {
+			if !strings.Contains(c.Prompt, key) {
+				t.Errorf("the built-in prompt does not use %s", key)
+			}
+		}
 	})
 }
 
@@ -281,4 +289,28 @@ func settingsOf(c Config) string {
 	g := c.GitHub
 	return fmt.Sprintf("max-iterations %d, branch-strategy %s, push %s, open-pr %v, pr-draft %v, progress-comment %v, output-action %s",
 		c.MaxIterations, c.BranchStrategy, g.Push, g.OpenPR, g.PRDraft, g.ProgressComment, g.OutputAction)
+}
+
+// TestLoad_triagePromptSaysWhatIsAllowed: the triage prompt names the labels the run allows,
+// the workflow's own when it lists them, unless prompt-args says otherwise; a prompt of the
+// workflow's own gets none of it.
+func TestLoad_triagePromptSaysWhatIsAllowed(t *testing.T) {
+	t.Parallel()
+	env := testEnv(map[string]string{"p.md": "Triage; answer in <result>."})
+	for _, tt := range []struct {
+		raw  Raw
+		want map[string]string
+	}{
+		{Raw{InputAllowedLabels: "bug\nneeds info", InputTriagedLabel: "seen"},
+			map[string]string{"ALLOWED_LABELS": "bug, needs info", "TRIAGED": "labelled seen, or that an earlier triage commented on"}},
+		{Raw{InputAllowedLabels: "bug", InputPromptArgs: "ALLOWED_LABELS: any\nTEAM: core"},
+			map[string]string{"ALLOWED_LABELS": "any", "TEAM": "core", "TRIAGED": "labelled sandcastle:triaged, or that an earlier triage commented on"}},
+		{Raw{InputAllowedLabels: "bug", InputPromptFile: "p.md"}, nil},
+	} {
+		tt.raw[InputMode] = ModeTriage
+		c, err := Load(tt.raw, env)
+		if err != nil || !maps.Equal(c.PromptArgs, tt.want) {
+			t.Errorf("Load(%v) = prompt-args %q, %v; want %q", tt.raw, c.PromptArgs, err, tt.want)
+		}
+	}
 }
