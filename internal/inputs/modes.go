@@ -276,6 +276,8 @@ func (l *loader) issueBranch() string {
 		// The event's own problem says enough.
 	case l.env.Event == nil:
 		l.problem(InputBranch, "mode %s names the branch after the issue that started the run, and no event started this one (it runs outside GitHub Actions); set branch", l.mode.Name)
+	case !l.env.Event.About(l.mode.Subjects):
+		// The run skips the event (event.Decide), and needs no branch.
 	default:
 		l.problem(InputBranch, "mode %s names the branch after the issue that started the run, and the %s event is about no issue; set branch, or start the run from an issue", l.mode.Name, l.env.Event.Name)
 	}

@@ -174,7 +174,7 @@ func TestLoad_implementNeedsAnIssue(t *testing.T) {
 		want  string
 	}{
 		{nil, "no event started this one"},
-		{&event.Event{Name: event.WorkflowDispatch}, "the workflow_dispatch event is about no issue"},
+		{&event.Event{Name: "release"}, "the release event is about no issue"},
 	} {
 		env := testEnv(nil)
 		env.Event = tt.event
@@ -189,6 +189,11 @@ func TestLoad_implementNeedsAnIssue(t *testing.T) {
 	c, err := Load(Raw{InputMode: ModeImplement, InputBranch: "work"}, env)
 	if err != nil || c.Branch != "work" {
 		t.Errorf("Load with a branch = %q, %v", c.Branch, err)
+	}
+	// An event about what the mode does not answer is skipped: no branch to name.
+	env.Event = &event.Event{Name: event.WorkflowDispatch}
+	if c, err := Load(Raw{InputMode: ModeImplement}, env); err != nil || c.Branch != "" {
+		t.Errorf("Load on a workflow_dispatch = branch %q, %v; want none, and no problem", c.Branch, err)
 	}
 }
 
