@@ -102,7 +102,7 @@ var Modes = []Mode{
 	},
 	{
 		Name:          ModeReview,
-		Started:       "a pull request opened, pushed to or marked ready, or a comment with `/sandcastle review` on one",
+		Started:       "a pull request opened, reopened, pushed to or marked ready, or a comment with `/sandcastle review` on one",
 		Subjects:      []event.Subject{event.SubjectPullRequest},
 		OnPullRequest: true,
 		Prompt:        reviewPrompt,
