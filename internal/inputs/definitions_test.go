@@ -21,8 +21,9 @@ type actionYML struct {
 	Outputs yaml.Node `yaml:"outputs"`
 }
 
-func TestActionYMLMatchesDefinitions(t *testing.T) {
-	t.Parallel()
+// readActionYML reads the repository's action.yml.
+func readActionYML(t *testing.T) actionYML {
+	t.Helper()
 	data, err := os.ReadFile("../../action.yml")
 	if err != nil {
 		t.Fatalf("read action.yml: %v", err)
@@ -31,6 +32,12 @@ func TestActionYMLMatchesDefinitions(t *testing.T) {
 	if err := yaml.Unmarshal(data, &action); err != nil {
 		t.Fatalf("parse action.yml: %v", err)
 	}
+	return action
+}
+
+func TestActionYMLMatchesDefinitions(t *testing.T) {
+	t.Parallel()
+	action := readActionYML(t)
 	if got, want := action.Name, "Sandcastle"; got != want {
 		t.Errorf("name = %q, want %q", got, want)
 	}
@@ -144,14 +151,7 @@ func TestDefinitions(t *testing.T) {
 // actionDefaults are the defaults action.yml gives inputs, by name.
 func actionDefaults(t *testing.T) map[string]string {
 	t.Helper()
-	data, err := os.ReadFile("../../action.yml")
-	if err != nil {
-		t.Fatalf("read action.yml: %v", err)
-	}
-	var action actionYML
-	if err := yaml.Unmarshal(data, &action); err != nil {
-		t.Fatalf("parse action.yml: %v", err)
-	}
+	action := readActionYML(t)
 	defaults := map[string]string{}
 	for _, in := range pairs(t, &action.Inputs) {
 		var spec struct {
