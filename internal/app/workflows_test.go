@@ -134,9 +134,10 @@ func TestWorkflowsPassActionlint(t *testing.T) {
 	}
 }
 
-// TestWorkflowsGiveValidInputs: the inputs every workflow the project shows gives the action are
-// valid together, as Load checks them (expressions stand in as plain text, and the files they
-// name exist), which actionlint cannot know.
+// TestWorkflowsGiveValidInputs: the inputs every workflow the project shows gives the action,
+// with action.yml's defaults for the rest as the runner passes them, are valid together, as Load
+// checks them (expressions stand in as plain text, and the files they name exist), which
+// actionlint cannot know.
 func TestWorkflowsGiveValidInputs(t *testing.T) {
 	t.Parallel()
 	workflows := map[string]string{}
@@ -168,6 +169,11 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 				for k, v := range step.With {
 					raw[k] = expr.ReplaceAllString(v, "1")
 				}
+				for k, v := range actionDefaults(t) { // as the runner passes them
+					if _, given := raw[k]; !given && !expr.MatchString(v) {
+						raw[k] = v
+					}
+				}
 				_, err := inputs.Load(raw, inputs.Env{
 					// The event names the issue a mode's branch is named after.
 					Event:   &event.Event{Name: event.Issues, Issue: &event.Issue{Number: 1, Title: "Fix it"}},
@@ -191,6 +197,43 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 	}
 	if want := 1 + len(scaffold.Agents())*(1+len(scaffold.Modes())); steps < want {
 		t.Errorf("found %d steps that use %s, want %d: one in README and one in each starter workflow", steps, scaffold.ActionRef, want)
+	}
+}
+
+// TestWorkflowsQueueOnTheJob: a workflow the project shows whose job has an if: holds its
+// concurrency group on that job. A workflow's group is taken by every event the workflow
+// receives, before any job's if: a comment that asks for nothing (the progress comment, a
+// "thanks") would cancel the run waiting in the group, or with cancel-in-progress the running one.
+func TestWorkflowsQueueOnTheJob(t *testing.T) {
+	t.Parallel()
+	workflows := initWorkflows(t)
+	for _, b := range yamlBlocks(readFile(t, filepath.Join("..", "..", "README.md"))) {
+		workflows[fmt.Sprintf("README.md:%d", b.line)] = b.text
+	}
+	checked := 0
+	for name, text := range workflows {
+		var wf struct {
+			Concurrency any `yaml:"concurrency"`
+			Jobs        map[string]struct {
+				If          string `yaml:"if"`
+				Concurrency any    `yaml:"concurrency"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal([]byte(text), &wf); err != nil {
+			continue // not a workflow, or not YAML: TestWorkflowsPassActionlint says so
+		}
+		for id, job := range wf.Jobs {
+			if job.If == "" {
+				continue
+			}
+			checked++
+			if wf.Concurrency != nil || job.Concurrency == nil {
+				t.Errorf("%s: job %s has an if:, and its concurrency group is the workflow's (%v), not the job's (%v)", name, id, wf.Concurrency, job.Concurrency)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no workflow has a job with an if:")
 	}
 }
 

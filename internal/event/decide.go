@@ -111,8 +111,8 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 	if e == nil {
 		return Decision{}, errors.New("decide: no event")
 	}
-	if s := e.Subject(); s != "" && len(p.Subjects) > 0 && !slices.Contains(p.Subjects, s) {
-		return skip("the %s event is about %s, and this run answers %s", e.Name, s, strings.Join(subjectNames(p.Subjects), " or ")), nil
+	if !e.About(p.Subjects) {
+		return skip("the %s event is about %s, and this run answers %s", e.Name, e.Subject(), SubjectNames(p.Subjects)), nil
 	}
 	if p.OnPullRequest && e.PRNumber() == 0 {
 		what := "the " + e.Name + " event"

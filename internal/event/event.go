@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -320,10 +321,18 @@ func (e *Event) Subject() Subject {
 	return ""
 }
 
-func subjectNames(subjects []Subject) []string {
+// About reports whether e is about one of subjects. Any event is when there are none, and so is
+// one of a kind this package does not know, which Decide refuses.
+func (e *Event) About(subjects []Subject) bool {
+	s := e.Subject()
+	return s == "" || len(subjects) == 0 || slices.Contains(subjects, s)
+}
+
+// SubjectNames lists subjects as a sentence does: "an issue or a pull request".
+func SubjectNames(subjects []Subject) string {
 	names := make([]string, len(subjects))
 	for i, s := range subjects {
 		names[i] = string(s)
 	}
-	return names
+	return strings.Join(names, " or ")
 }

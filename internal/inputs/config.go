@@ -69,7 +69,8 @@ type Config struct {
 	// BuiltInPrompt says Prompt is the mode's built-in template, used since neither prompt nor
 	// prompt-file was set. It is a template as a file's is.
 	BuiltInPrompt bool
-	// PromptArgs are the {{KEY}} values for a template; nil when none were given.
+	// PromptArgs are the {{KEY}} values for a template, with those a mode's built-in prompt takes
+	// from the other inputs (Mode.Args); nil when there are none.
 	PromptArgs map[string]string
 	// CompletionSignals are the texts that end the loop; never empty.
 	CompletionSignals []string

@@ -30,8 +30,8 @@ type Options struct {
 	// with the mode's built-in prompt; one of Modes(). None writes the starter workflow of
 	// the run mode with a prompt file of its own, .sandcastle/prompt.md.
 	Modes []string
-	// Force overwrites files that exist. Without it, any existing file is an error and nothing
-	// is written.
+	// Force overwrites files that exist. Without it, an existing file is an error and nothing
+	// is written, but for the files every mode shares, which Write with Modes keeps.
 	Force bool
 }
 
@@ -126,23 +126,32 @@ func Agents() []string {
 type file struct {
 	path    string
 	content []byte
+	// shared is a file every mode's workflow uses: when Write adds a mode's workflow, one that
+	// exists (an earlier init's, maybe edited since) is kept as it is, unless Force.
+	shared bool
 }
 
 // Write writes the starter files into dir, creating directories as needed, and returns their
-// paths relative to dir in the order written. On error it returns no paths, and the files it
-// created are removed again.
+// paths relative to dir in the order written. With Modes, the shared files that exist are kept
+// and not returned, so that a mode's workflow can be added later. On error it returns no
+// paths, and the files it created are removed again.
 func Write(dir string, o Options) ([]string, error) {
-	files, err := render(o.Agent, o.Modes)
+	all, err := render(o.Agent, o.Modes)
 	if err != nil {
 		return nil, err
 	}
+	var files []file
 	var existing []string
-	for _, f := range files {
+	for _, f := range all {
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.path))); err == nil {
+			if f.shared && !o.Force {
+				continue
+			}
 			existing = append(existing, filepath.FromSlash(f.path))
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("scaffold %s: %w", f.path, err)
 		}
+		files = append(files, f)
 	}
 	if len(existing) > 0 && !o.Force {
 		return nil, &ExistError{Paths: existing}
@@ -237,7 +246,8 @@ func render(agent string, modes []string) ([]file, error) {
 		if err := t.Execute(&b, data); err != nil {
 			return nil, fmt.Errorf("scaffold %s: render template: %w", s.path, err)
 		}
-		files = append(files, file{path: s.path, content: b.Bytes()})
+		shared := len(modes) > 0 && !strings.HasPrefix(s.template, "workflow-")
+		files = append(files, file{path: s.path, content: b.Bytes(), shared: shared})
 	}
 	return files, nil
 }
