@@ -57,6 +57,9 @@ type PR struct {
 	HeadSHA  string
 	HeadRepo string // owner/name of the head's repository; "" when it was deleted
 	Fork     bool   // the head lives in another repository (or one since deleted): see ForkHead
+	// Closed says the pull request was closed or merged when it was looked up (a payload's
+	// pull request leaves it false): a run no longer works on its branch.
+	Closed bool
 	// DefaultBranch is the base repository's default branch, as the pull request was looked up
 	// (a payload's pull request leaves it ""); a head on it is no branch a run may push to.
 	DefaultBranch string
