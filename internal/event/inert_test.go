@@ -43,7 +43,7 @@ func TestInert(t *testing.T) {
 // paragraph sees and more.
 func FuzzInert(f *testing.F) {
 	for _, s := range []string{"Fixes #1", "@a", "x @b/c fixes o/r#2", "```\n@a\n```\n@b", "closes\t#3", "`x` @y", "```\n~~~\n@a",
-		"@0/fiX #0", "`Fixes #1", "Close\n#0", "\\@0", "a `\nb ` fixes #2", "    ```\nFixes #1", "```x`\nFixes #1"} {
+		"@0/fiX #0", "`Fixes #1", "Close\n#0", "\\@0", "@0@0", "a `\nb ` fixes #2", "    ```\nFixes #1", "```x`\nFixes #1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
