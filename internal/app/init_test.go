@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/release"
 )
 
 func TestInitWritesStarterFilesOnce(t *testing.T) {
@@ -49,7 +51,7 @@ func TestMainCommands(t *testing.T) {
 		code int
 		want string
 	}{
-		{"version", []string{"version"}, exitOK, "sandcastle dev"},
+		{"version", []string{"version"}, exitOK, "sandcastle " + release.Version},
 		{"help", []string{"--help"}, exitOK, "sandcastle run [flags]"},
 		{"help_word", []string{"help"}, exitOK, "sandcastle init"},
 		{"run_help", []string{"run", "--help"}, exitOK, "--max-iterations"},

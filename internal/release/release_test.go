@@ -1,0 +1,86 @@
+package release
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/sandcastle-action/sandcastle/internal/agent"
+)
+
+// TestVersionIsSemver: the release workflow runs on tags vX.Y.Z and takes the major tag from X.
+func TestVersionIsSemver(t *testing.T) {
+	if !regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`).MatchString(Version) {
+		t.Errorf("Version %q is not MAJOR.MINOR.PATCH", Version)
+	}
+	if want := "v" + strings.SplitN(Version, ".", 2)[0]; MajorTag() != want {
+		t.Errorf("MajorTag() = %q, want %q", MajorTag(), want)
+	}
+	if !regexp.MustCompile(`^[a-z0-9]+(?:[._-][a-z0-9]+)*$`).MatchString(Owner) {
+		t.Errorf("Owner %q is no registry namespace (lower case)", Owner)
+	}
+}
+
+// published runs scripts/release-images.sh --list: what the release workflow would build and
+// push, by image, as "tag tag platforms".
+func published(t *testing.T) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("../../scripts/release-images.sh", "--list").Output()
+	if err != nil {
+		t.Fatalf("release-images.sh --list: %v", err)
+	}
+	images := map[string][]string{}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) != 4 {
+			t.Fatalf("release-images.sh --list printed %q, want IMAGE REF REF PLATFORMS", line)
+		}
+		images[f[0]] = f[1:]
+	}
+	return images
+}
+
+// TestActionYMLNamesThePublishedImage: the image action.yml runs is the one the release workflow
+// pushes, under this source tree's version and with the major tag beside it, for both platforms.
+func TestActionYMLNamesThePublishedImage(t *testing.T) {
+	data, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action struct {
+		Runs struct {
+			Using string `yaml:"using"`
+			Image string `yaml:"image"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(data, &action); err != nil {
+		t.Fatal(err)
+	}
+	if action.Runs.Using != "docker" || action.Runs.Image != "docker://"+ActionImage() {
+		t.Errorf("action.yml runs %s image %q, want docker image %q", action.Runs.Using, action.Runs.Image, "docker://"+ActionImage())
+	}
+	got := published(t)["action"]
+	want := []string{ActionImage(), strings.TrimSuffix(ActionImage(), Version) + MajorTag(), "linux/amd64,linux/arm64"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("the release publishes the action as %q, want %q", got, want)
+	}
+}
+
+// TestSandboxImagesArePublished: every agent's default sandbox image is one the release pushes,
+// and the release pushes nothing else.
+func TestSandboxImagesArePublished(t *testing.T) {
+	images := published(t)
+	for _, name := range agent.Names() {
+		got := images["sandbox-"+name]
+		if len(got) != 3 || got[0] != SandboxImage(name) || got[1] != strings.TrimSuffix(SandboxImage(name), Version)+MajorTag() {
+			t.Errorf("the release publishes the %s sandbox as %q, want %s and its major tag", name, got, SandboxImage(name))
+		}
+	}
+	if len(images) != 1+len(agent.Names()) {
+		t.Errorf("the release publishes %d images, want the action's and one sandbox per agent %v: %v", len(images), agent.Names(), images)
+	}
+}
