@@ -151,6 +151,42 @@ func TestStart_missing_image(t *testing.T) {
 	}
 }
 
+// TestStart_published_image_out_of_reach: the published image of a run without a Dockerfile
+// that can be neither found nor pulled (offline here: the registry's name does not resolve) is
+// an error of the input image, which says what to set instead.
+func TestStart_published_image_out_of_reach(t *testing.T) {
+	t.Parallel()
+	testkit.RequireDocker(t)
+	dir := repo(t)
+	guard, err := gitguard.Take(t.Context(), git.New(dir, nil).WithConfig("safe.directory=*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer guard.Close(t.Context())
+	d := dockerOf(inputs.SyncMount)
+	d.Config.Image, d.Config.Prebuilt, d.Config.Pull = "registry.invalid/sandcastle-sandbox-claude-code:0.0.0", true, true
+	d.Config.Dockerfile = filepath.Join(dir, ".sandcastle", "Dockerfile")
+	var console strings.Builder
+	log := report.NewConsole(&console, nil, false).NewLog(nil, nil)
+	c, err := d.Start(t.Context(), dir, dir, nil, guard, log)
+	if err == nil {
+		c.Close(t.Context())
+		t.Fatal("Start of an image out of reach succeeded")
+	}
+	var re *inputs.RuntimeError
+	if !errors.As(err, &re) || re.Input != inputs.InputImage {
+		t.Fatalf("error %v (%T), want a RuntimeError of input image", err, err)
+	}
+	for _, want := range []string{"pull image registry.invalid/sandcastle-sandbox-claude-code:0.0.0", "set image to an image this Docker engine has", "write a dockerfile", d.Config.Dockerfile} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if !strings.Contains(console.String(), "the sandbox runs the published image registry.invalid/") {
+		t.Errorf("the log does not say which image the run pulls:\n%s", console.String())
+	}
+}
+
 // TestCheckUser: the agent never runs as root.
 func TestCheckUser(t *testing.T) {
 	t.Parallel()
