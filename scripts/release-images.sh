@@ -17,6 +17,8 @@
 #                VERSION, so a tag never publishes images of another version
 #   BUILDX       the buildx command (default `docker buildx`, else `buildx` on PATH: see
 #                scripts/install-buildx.sh)
+#   RELEASE_METADATA  a directory: each build writes buildx's metadata there as IMAGE.json (its
+#                containerimage.digest is the built image), for the tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=../internal/release/release.env
@@ -129,6 +131,9 @@ for image in "${images[@]}"; do
 	else
 		# The docker driver of a plain engine builds this machine's platform only.
 		args+=(--load)
+	fi
+	if [ -n "${RELEASE_METADATA:-}" ]; then
+		args+=(--metadata-file "$RELEASE_METADATA/$image.json")
 	fi
 	printf 'release-images: %s -> %s:%s, %s:%s\n' "$image" "$ref" "$VERSION" "$ref" "$major" >&2
 	"${buildx[@]}" build --progress=plain "${args[@]}" . >&2 ||
