@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // TestVersionIsSemver: the release workflow runs on tags vX.Y.Z and takes the major tag from X.
@@ -82,5 +83,31 @@ func TestSandboxImagesArePublished(t *testing.T) {
 	}
 	if len(images) != 1+len(agent.Names()) {
 		t.Errorf("the release publishes %d images, want the action's and one sandbox per agent %v: %v", len(images), agent.Names(), images)
+	}
+}
+
+// TestImagesShipTheTestedCLIs: the images install the CLI versions of scripts/agent-clis.env,
+// which the tests install too; the scripted model servers were written against those CLIs, and
+// the README's Agents table names them.
+func TestImagesShipTheTestedCLIs(t *testing.T) {
+	pinned := pins(t)
+	if pinned["CLAUDE_CODE_VERSION"] != testkit.ClaudeCodeVersion || pinned["CODEX_VERSION"] != testkit.CodexVersion {
+		t.Errorf("testkit knows claude %s and codex %s, scripts/agent-clis.env pins %s and %s", testkit.ClaudeCodeVersion, testkit.CodexVersion, pinned["CLAUDE_CODE_VERSION"], pinned["CODEX_VERSION"])
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cell, key := range map[string]string{
+		"`@anthropic-ai/claude-code` ":     "CLAUDE_CODE_VERSION",
+		"`@openai/codex` ":                 "CODEX_VERSION",
+		"`@mariozechner/pi-coding-agent` ": "PI_VERSION",
+		"`opencode-ai` ":                   "OPENCODE_VERSION",
+		"`@github/copilot` ":               "COPILOT_VERSION",
+		"Cursor's archive ":                "CURSOR_VERSION",
+	} {
+		if pinned[key] == "" || !strings.Contains(string(readme), cell+pinned[key]+" |") {
+			t.Errorf("README's Agents table does not show %s%s (scripts/agent-clis.env %s)", cell, pinned[key], key)
+		}
 	}
 }
