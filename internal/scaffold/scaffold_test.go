@@ -428,4 +428,3 @@ func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got)
 }
-
