@@ -21,9 +21,9 @@
 #                containerimage.digest is the built image), for the tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=../internal/release/release.env
+# shellcheck source=internal/release/release.env
 . internal/release/release.env
-# shellcheck source=agent-clis.env
+# shellcheck source=scripts/agent-clis.env
 . scripts/agent-clis.env
 
 major="v${VERSION%%.*}"

@@ -136,9 +136,10 @@ func TestWorkflowsPassActionlint(t *testing.T) {
 	}
 }
 
-// TestWorkflowsGiveValidInputs: the inputs every workflow the project shows gives the action are
-// valid together, as Load checks them (expressions stand in as plain text, and the files they
-// name exist), which actionlint cannot know.
+// TestWorkflowsGiveValidInputs: the inputs every workflow the project shows gives the action
+// (its own under .github/workflows through uses: ./) are valid together, as Load checks them
+// (expressions stand in as plain text, and the files they name exist), which actionlint cannot
+// know.
 func TestWorkflowsGiveValidInputs(t *testing.T) {
 	t.Parallel()
 	workflows := map[string]string{}
@@ -151,6 +152,10 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 			t.Fatal(err)
 		}
 		workflows["sandcastle init --agent "+agent] = readFile(t, filepath.Join(dir, ".github", "workflows", "sandcastle.yml"))
+	}
+	own, _ := filepath.Glob(filepath.Join("..", "..", ".github", "workflows", "*.y*ml"))
+	for _, f := range own {
+		workflows[filepath.Base(f)] = readFile(t, f)
 	}
 	expr := regexp.MustCompile(`\$\{\{[^}]*\}\}`)
 	steps := 0
@@ -168,7 +173,7 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 		}
 		for _, job := range wf.Jobs {
 			for _, step := range job.Steps {
-				if step.Uses != scaffold.ActionRef {
+				if step.Uses != scaffold.ActionRef && step.Uses != "./" {
 					continue
 				}
 				steps++
@@ -195,8 +200,8 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 			}
 		}
 	}
-	if steps < 1+len(scaffold.Agents()) {
-		t.Errorf("found %d steps that use %s, want one in README and one per agent's starter workflow", steps, scaffold.ActionRef)
+	if steps < 2+len(scaffold.Agents()) {
+		t.Errorf("found %d steps that use %s or ./, want one in README, one per agent's starter workflow and the dogfood workflow's", steps, scaffold.ActionRef)
 	}
 }
 
@@ -236,5 +241,51 @@ jobs:
 	}
 	if strings.Contains(findings, "fine.yml") {
 		t.Errorf("actionlint reports the workflow without mistakes:\n%s", findings)
+	}
+}
+
+// TestOwnWorkflowsAreHardened: the project's own workflows pin every action they use to a
+// commit, declare their permissions (none beyond reading, at the top), and put no expression
+// inside run:, where a value would become shell code.
+func TestOwnWorkflowsAreHardened(t *testing.T) {
+	t.Parallel()
+	own, _ := filepath.Glob(filepath.Join("..", "..", ".github", "workflows", "*.y*ml"))
+	if len(own) == 0 {
+		t.Fatal("no workflows under .github/workflows")
+	}
+	pinned := regexp.MustCompile(`^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$`)
+	for _, f := range own {
+		name := filepath.Base(f)
+		var wf struct {
+			Permissions map[string]string `yaml:"permissions"`
+			Jobs        map[string]struct {
+				Steps []struct {
+					Uses string `yaml:"uses"`
+					Run  string `yaml:"run"`
+				} `yaml:"steps"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal([]byte(readFile(t, f)), &wf); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for scope, level := range wf.Permissions {
+			if level != "read" && level != "none" {
+				t.Errorf("%s: the workflow grants %s: %s to every job; grant writes in the job that needs them", name, scope, level)
+			}
+		}
+		if wf.Permissions == nil {
+			t.Errorf("%s declares no permissions of its own, so it gets the repository's default", name)
+		}
+		for job, j := range wf.Jobs {
+			for i, step := range j.Steps {
+				if step.Uses != "" && step.Uses != "./" && !pinned.MatchString(step.Uses) {
+					t.Errorf("%s: job %s step %d uses %s, not pinned to a commit", name, job, i+1, step.Uses)
+				}
+				if strings.Contains(step.Run, "${{") {
+					t.Errorf("%s: job %s step %d has an expression in run:; pass it through env:", name, job, i+1)
+				}
+			}
+		}
 	}
 }
