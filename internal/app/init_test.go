@@ -23,7 +23,7 @@ func TestInitWritesStarterFilesOnce(t *testing.T) {
 		}
 	}
 	dockerfile := readFile(t, filepath.Join(dir, ".sandcastle", "Dockerfile"))
-	for _, want := range []string{"AGENT_UID", "@anthropic-ai/claude-code@"} {
+	for _, want := range []string{"AGENT_UID", "FROM " + release.SandboxImage("claude-code") + "\n"} {
 		if !strings.Contains(dockerfile, want) {
 			t.Errorf("Dockerfile lacks %q:\n%s", want, dockerfile)
 		}
