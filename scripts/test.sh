@@ -31,9 +31,10 @@ go test -count=1 -timeout 30m ./... "$@"
 # Fuzz tests behind a security promise get a short run beyond their seeds: bad env-file lines
 # that must not show their secrets, agent and stranger text in a pull request body that must close
 # no issue and mention nobody, prompt values in !`command` blocks through real sh and bash, any
-# command around a placeholder that the template rule accepts, through real dash and bash, and
-# the template split.
+# command around a placeholder that the template rule accepts, through real dash and bash, the
+# template split, and a branch name made from a stranger's issue title.
 go test -run '^$' -fuzz '^FuzzBadLinesHideSecrets$' -fuzztime "${FUZZTIME:-10s}" ./internal/inputs
+go test -run '^$' -fuzz '^FuzzSlug$' -fuzztime "${FUZZTIME:-10s}" ./internal/gitref
 go test -run '^$' -fuzz '^FuzzInert$' -fuzztime "${FUZZTIME:-10s}" ./internal/event
 for target in FuzzCommandValues FuzzCommandTemplates FuzzTemplate; do
 	go test -run '^$' -fuzz "^${target}\$" -fuzztime "${FUZZTIME:-10s}" ./internal/prompt/

@@ -74,6 +74,9 @@ func (w workspaces) Prepare(ctx context.Context) (engine.Workspace, error) {
 		o.Fetch = func(ctx context.Context, branch string) (bool, error) {
 			return push.Fetch(ctx, w.s.pushOptions(branch))
 		}
+		o.FetchPull = func(ctx context.Context, n int) (string, error) {
+			return push.FetchPull(ctx, w.s.pushOptions(""), n)
+		}
 	}
 	ws, err := workspace.Prepare(ctx, w.s.gitEnv, o)
 	if err != nil {

@@ -55,7 +55,8 @@ Usage:
   sandcastle run [flags]     run the agent (see "sandcastle run --help" for every flag)
   sandcastle prompt [flags]  print the prompt run would send with the same flags, its commands
                              run in the sandbox; no agent, branch or worktree
-  sandcastle init            write a starter .sandcastle/ (Dockerfile, prompt) and workflow
+  sandcastle init            write a starter .sandcastle/ (Dockerfile, prompt) and workflow;
+                             with --mode implement, pr, review or triage, that mode's workflow
   sandcastle version         print the version
 
 As a GitHub Action (GITHUB_ACTIONS=true and no arguments) it reads its inputs from INPUT_*.

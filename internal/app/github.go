@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/engine"
 	"github.com/sandcastle-action/sandcastle/internal/event"
@@ -17,32 +18,44 @@ import (
 // it, the token, the API bound to the repository and issue the run reports on, and where the
 // run's branch is pushed.
 type gitHub struct {
-	cfg     inputs.GitHubConfig
-	token   string
-	actions bool         // running as a GitHub Action
-	event   *event.Event // nil outside Actions
-	// eventUnread says GITHUB_EVENT_PATH names an event that could not be read: event is nil,
-	// though the run was started by one.
-	eventUnread bool
-	repository  string          // owner/name
-	server      string          // GITHUB_SERVER_URL
-	apiURL      string          // GITHUB_API_URL; "" for github.com's
-	graphQLURL  string          // GITHUB_GRAPHQL_URL; "" to derive it from apiURL
-	runURL      string          // the workflow run's page; "" when unknown
-	runID       string          // GITHUB_RUN_ID and attempt, for recovery branch names
-	repo        *githubapi.Repo // nil without a token and a repository
+	cfg        inputs.GitHubConfig
+	token      string
+	actions    bool            // running as a GitHub Action
+	event      *event.Event    // nil outside Actions
+	repository string          // owner/name
+	server     string          // GITHUB_SERVER_URL
+	apiURL     string          // GITHUB_API_URL; "" for github.com's
+	graphQLURL string          // GITHUB_GRAPHQL_URL; "" to derive it from apiURL
+	runURL     string          // the workflow run's page; "" when unknown
+	runID      string          // GITHUB_RUN_ID and attempt, for recovery branch names
+	repo       *githubapi.Repo // nil without a token and a repository
 	// pushURL is origin's URL as the run found it, before the agent could touch .git/config;
 	// "" when origin is not on the GitHub server, whose token then never goes to git.
 	pushURL string
 }
 
-// newGitHub reads the event and binds the API client. Nothing is sent to GitHub yet. It is
-// returned with its error, an *inputs.Problem, holding what could be read.
-func newGitHub(getenv func(string) string, cfg inputs.Config) (*gitHub, error) {
+// readEvent reads the event that started the workflow; nil outside Actions. An event that
+// cannot be read is an *inputs.Problem.
+func readEvent(getenv func(string) string) (*event.Event, error) {
+	path := getenv("GITHUB_EVENT_PATH")
+	if getenv("GITHUB_ACTIONS") != "true" || path == "" {
+		return nil, nil
+	}
+	e, err := event.Load(getenv("GITHUB_EVENT_NAME"), path)
+	if err != nil {
+		return nil, &inputs.Problem{Message: "the event that started the workflow cannot be used: " + err.Error()}
+	}
+	return e, nil
+}
+
+// newGitHub binds the API client to the event readEvent read. Nothing is sent to GitHub yet. It
+// is returned with its error, an *inputs.Problem, holding what could be read.
+func newGitHub(getenv func(string) string, cfg inputs.Config, e *event.Event) (*gitHub, error) {
 	h := &gitHub{
 		cfg:     cfg.GitHub,
 		token:   cfg.GitHub.Token,
 		actions: getenv("GITHUB_ACTIONS") == "true",
+		event:   e,
 		server:  strings.TrimRight(orDefault(getenv("GITHUB_SERVER_URL"), "https://github.com"), "/"),
 		apiURL:  getenv("GITHUB_API_URL"),
 
@@ -52,19 +65,12 @@ func newGitHub(getenv func(string) string, cfg inputs.Config) (*gitHub, error) {
 		h.token = getenv("GITHUB_TOKEN")
 	}
 	issue := 0
-	if path := getenv("GITHUB_EVENT_PATH"); h.actions && path != "" {
-		e, err := event.Load(getenv("GITHUB_EVENT_NAME"), path)
-		if err != nil {
-			h.eventUnread = true
-			return h, &inputs.Problem{Message: "the event that started the workflow cannot be used: " + err.Error()}
-		}
-		h.event = e
-		switch {
-		case e.Issue != nil:
-			issue = e.Issue.Number
-		case e.PR != nil:
-			issue = e.PR.Number
-		}
+	switch {
+	case e == nil:
+	case e.Issue != nil:
+		issue = e.Issue.Number
+	case e.PR != nil:
+		issue = e.PR.Number
 	}
 	h.repository = getenv("GITHUB_REPOSITORY")
 	if h.event != nil && h.event.Repository != "" {
@@ -83,10 +89,57 @@ func newGitHub(getenv func(string) string, cfg inputs.Config) (*gitHub, error) {
 		if err != nil {
 			return h, &inputs.Problem{Message: fmt.Sprintf("GitHub API client (github-token, GITHUB_API_URL): %v", err)}
 		}
-		h.repo = &githubapi.Repo{Client: api, Owner: owner, Name: name, Issue: issue, Branch: cfg.Branch, Server: h.server,
-			Marker: githubapi.CommentMarker(getenv("GITHUB_WORKFLOW"), getenv("GITHUB_JOB"), cfg.Name)}
+		h.repo = &githubapi.Repo{Client: api, Owner: owner, Name: name, Issue: issue, Trigger: triggerOf(e), Branch: cfg.Branch,
+			Server: h.server, Marker: githubapi.CommentMarker(getenv("GITHUB_WORKFLOW"), getenv("GITHUB_JOB"), cfg.Name)}
 	}
 	return h, nil
+}
+
+// triggerOf is the comment that started the run, which its reactions go on and, for a review
+// comment, in whose thread it answers.
+func triggerOf(e *event.Event) githubapi.Trigger {
+	if e == nil || e.Comment == nil {
+		return githubapi.Trigger{}
+	}
+	t := githubapi.Trigger{ID: e.Comment.ID}
+	if e.Name == event.PullRequestReviewComment {
+		t.Thread = e.Comment.Thread
+	}
+	return t
+}
+
+// lookUpPR reads, for a run on the event's pull request's own branch, that pull request as it
+// is now into the event: a comment's payload names none of its branches, and the head a review
+// comment's or a pull request event's names may have moved on since.
+func (h *gitHub) lookUpPR(ctx context.Context) error {
+	e := h.event
+	if !h.cfg.OnPullRequest || e == nil || e.PRNumber() == 0 || h.repo == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	pr, err := h.repo.PullRequest(ctx, e.PRNumber())
+	if err != nil {
+		return fmt.Errorf("looking up the pull request the run works on: %w", err)
+	}
+	e.PR = pr
+	return nil
+}
+
+// pullRequest is the pull request whose own branch the run works on; nil for any other run.
+func (h *gitHub) pullRequest() *event.PR {
+	if !h.cfg.OnPullRequest || h.event == nil {
+		return nil
+	}
+	return h.event.PR
+}
+
+// repoURL is the repository's page; "" when the repository is unknown.
+func (h *gitHub) repoURL() string {
+	if h.repository == "" {
+		return ""
+	}
+	return h.server + "/" + h.repository
 }
 
 // gitToken is the token git authenticates with: in Actions, to an origin on the GitHub server.

@@ -120,6 +120,17 @@ func labeledIssue(sender, label, body string) map[string]any {
 	}
 }
 
+// commentedIssue is an issue_comment/created payload: a maintainer comments body on issue 42.
+func commentedIssue(body string) map[string]any {
+	return map[string]any{
+		"action":     "created",
+		"issue":      map[string]any{"number": 42, "title": "Greet", "body": "", "state": "open"},
+		"comment":    map[string]any{"id": 1, "body": body, "user": map[string]any{"login": "maintainer"}},
+		"sender":     map[string]any{"login": "maintainer", "type": "User"},
+		"repository": map[string]any{"full_name": ghRepo},
+	}
+}
+
 // jobLog is the job log the runner shows for inv: without the mask commands, which it
 // swallows, and which are how secrets are hidden.
 func jobLog(inv invocation) string {
@@ -303,13 +314,7 @@ func TestRefusedActorLeavesNothing(t *testing.T) {
 func TestCommentWithoutPhraseIsSkippedQuietly(t *testing.T) {
 	a := newFakeAction(t) // a claude with no script: it fails the run if it runs
 	g := withGitHub(t, a, ghToken)
-	g.event(t, "issue_comment", map[string]any{
-		"action":     "created",
-		"issue":      map[string]any{"number": 42, "title": "Greet", "body": "", "state": "open"},
-		"comment":    map[string]any{"id": 1, "body": "Looks good to me", "user": map[string]any{"login": "maintainer"}},
-		"sender":     map[string]any{"login": "maintainer", "type": "User"},
-		"repository": map[string]any{"full_name": ghRepo},
-	})
+	g.event(t, "issue_comment", commentedIssue("Looks good to me"))
 	a.input("prompt", "never sent")
 	_, out := a.runWant(0)
 	if out["status"] != "skipped" || out["refusal-reason"] == "" {

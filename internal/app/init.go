@@ -3,6 +3,7 @@ package app
 import (
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/sandcastle-action/sandcastle/internal/scaffold"
 )
@@ -13,6 +14,13 @@ func initCommand(sys System, args []string) int {
 	fs.SetOutput(sys.Stderr)
 	agentName := fs.String("agent", "claude-code", "the agent the sandbox image installs")
 	force := fs.Bool("force", false, "overwrite files that already exist")
+	var modes []string
+	fs.Func("mode", "write the workflow of this mode, "+strings.Join(scaffold.Modes(), ", ")+" (repeat the flag, or separate modes by commas, for several)", func(v string) error {
+		for _, m := range strings.Split(v, ",") {
+			modes = append(modes, strings.TrimSpace(m))
+		}
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return exitOK
@@ -28,7 +36,7 @@ func initCommand(sys System, args []string) int {
 		fmt.Fprintf(sys.Stderr, "sandcastle init: %v\n", err)
 		return exitFailed
 	}
-	written, err := scaffold.Write(dir, scaffold.Options{Agent: *agentName, Force: *force})
+	written, err := scaffold.Write(dir, scaffold.Options{Agent: *agentName, Modes: modes, Force: *force})
 	if err != nil {
 		fmt.Fprintf(sys.Stderr, "sandcastle init: %v\n", err)
 		return exitBadInput

@@ -40,6 +40,34 @@ func TestInitWritesStarterFilesOnce(t *testing.T) {
 	}
 }
 
+// TestInitModes: init --mode writes each mode's workflow beside the shared starter files, and
+// no prompt (the modes have theirs built in); a mode without a workflow is refused.
+func TestInitModes(t *testing.T) {
+	t.Parallel()
+	e := hermeticEnv(t)
+	dir := t.TempDir()
+	inv := runMain(t, e, dir, "init", "--mode", "implement,pr", "--mode", "triage")
+	if inv.code != 0 {
+		t.Fatalf("init: exit %d\n%s", inv.code, inv.output())
+	}
+	for _, f := range []string{".sandcastle/Dockerfile", ".github/workflows/sandcastle-implement.yml", ".github/workflows/sandcastle-pr.yml", ".github/workflows/sandcastle-triage.yml"} {
+		if !strings.Contains(inv.stdout, "wrote "+filepath.FromSlash(f)) {
+			t.Errorf("init did not write %s:\n%s", f, inv.stdout)
+		}
+	}
+	for _, f := range []string{".sandcastle/prompt.md", ".github/workflows/sandcastle.yml", ".github/workflows/sandcastle-review.yml"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("init --mode wrote %s", f)
+		}
+	}
+	if got := readFile(t, filepath.Join(dir, ".github", "workflows", "sandcastle-triage.yml")); !strings.Contains(got, "mode: triage") {
+		t.Errorf("the triage workflow does not run mode triage:\n%s", got)
+	}
+	if inv := runMain(t, e, t.TempDir(), "init", "--mode", "run"); inv.code != exitBadInput || !strings.Contains(inv.output(), "implement, pr, review, triage") {
+		t.Errorf("init --mode run: exit %d, output %q; want a refusal listing the modes", inv.code, inv.output())
+	}
+}
+
 // TestMainCommands: each command line gets its answer, and a wrong one exit code 2 with the
 // usage.
 func TestMainCommands(t *testing.T) {

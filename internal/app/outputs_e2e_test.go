@@ -10,11 +10,11 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
-// TestDockerTriageThroughTheRelay is the schedule workflow: the prompt lists issues with the
-// real gh in the Docker sandbox, through the relay; the agent tries every write gh knows, which
-// the relay refuses before GitHub; then asks for two allowed labels, one that is not and a
-// comment on issue 1. The host carries out what is allowed, lists the refusal, and the token
-// is nowhere in the sandbox.
+// TestDockerTriageThroughTheRelay is the schedule workflow, given only mode: triage: the
+// built-in prompt lists the open issues with the real gh in the Docker sandbox, through the
+// relay; the agent tries every write gh knows, which the relay refuses before GitHub; then asks
+// for two labels the mode allows, one it does not and a comment on issue 1. The host carries
+// out what is allowed, lists the refusal, and the token is nowhere in the sandbox.
 func TestDockerTriageThroughTheRelay(t *testing.T) {
 	a := newDockerAction(t,
 		testkit.Bash(`gh issue view 1 --json title,body,comments > view.txt 2>&1; `+
@@ -22,22 +22,23 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 			`gh api graphql -f query='mutation { closeIssue(input: {issueId: "I_1"}) { clientMutationId } }'; echo "mutation=$?") > attacks.txt 2>&1; `+
 			`env > env.txt; for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline; echo; tr '\0' '\n' < $p/environ; done > procs.txt 2>/dev/null; `+
 			`p=ghs_e2eToken; p="${p}ThatMustNever"; grep -rl "$p" /home /tmp /run /etc /var "$PWD" > found.txt 2>/dev/null; true`),
-		testkit.Text(`Triaged. <result>{"issues": [{"issue": 1, "add_labels": ["bug", "needs-info", "wontfix"], "comment": "Thanks for the report; could you add the version?"}]}</result>`),
+		testkit.Text(`Triaged. <result>{"issues": [{"issue": 1, "add_labels": ["bug", "needs-info", "question"], "comment": "Thanks for the report; could you add the version?"}]}</result> `+signal),
 	)
 	g := withGitHub(t, a, ghToken)
 	g.api.AddIssue(testkit.FakeIssue{Number: 1, Title: "Crash on start", Body: "It crashes."}, "Sandcastle")
 	g.api.AddIssue(testkit.FakeIssue{Number: 2, Title: "Unlabelled", Body: "Not for the agent."})
+	g.api.AddIssue(testkit.FakeIssue{Number: 3, Title: "Fixed long ago", Body: "Closed.", State: "closed"})
 	g.event(t, "schedule", map[string]any{"schedule": "0 * * * *", "repository": map[string]any{"full_name": ghRepo}})
-	writeFile(t, filepath.Join(a.dir, ".git", "info", "exclude"), "triage.md\n*.txt\n")
-	writeFile(t, filepath.Join(a.dir, "triage.md"), "Open issues:\n!`gh issue list --state open --label Sandcastle --json number,title,body,comments,labels`\nAnswer inside <result>...</result>.\n")
-	a.input("prompt-file", "triage.md")
-	a.input("output-action", "triage")
-	a.input("allowed-labels", "bug\nneeds-info")
+	writeFile(t, filepath.Join(a.dir, ".git", "info", "exclude"), "*.txt\n")
+	a.input("mode", "triage")
 	inv, out := a.runWant(0)
+	if out["status"] != "complete" {
+		t.Errorf("status %q, want complete", out["status"])
+	}
 
 	prompt := string(a.model.Requests()[0].Body)
-	if !strings.Contains(prompt, "Crash on start") || strings.Contains(prompt, "Unlabelled") {
-		t.Errorf("the prompt's gh issue list did not list issue 1 alone through the relay:\n%.2000s", prompt)
+	if !strings.Contains(prompt, "Crash on start") || !strings.Contains(prompt, "Unlabelled") || strings.Contains(prompt, "Fixed long ago") || strings.Contains(prompt, "could not be read") {
+		t.Errorf("the built-in prompt's gh issue list did not list the open issues through the relay:\n%.3000s", prompt)
 	}
 	if view := readFile(t, filepath.Join(a.dir, "view.txt")); !strings.Contains(view, "It crashes.") {
 		t.Errorf("gh issue view in the sandbox: %s", view)
@@ -64,7 +65,7 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 	if g.api.Issue(1).State != "open" {
 		t.Error("issue 1 was closed from the sandbox")
 	}
-	if got := g.api.Labels(1); !slices.Equal(got, []string{"Sandcastle", "bug", "needs-info", "sandcastle:triaged"}) {
+	if got := g.api.Labels(1); !slices.Equal(got, []string{"Sandcastle", "bug", "question", "sandcastle:triaged"}) {
 		t.Errorf("labels of #1 = %v; want the two allowed ones and the triaged mark", got)
 	}
 	comments := g.api.Comments(1)
@@ -72,10 +73,10 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 		t.Errorf("comments on #1 = %+v; want the agent's, marked", comments)
 	}
 	var refused []map[string]any
-	if err := json.Unmarshal([]byte(out["refused-actions"]), &refused); err != nil || len(refused) != 1 || refused[0]["value"] != "wontfix" {
-		t.Errorf("refused-actions = %s; want wontfix alone", out["refused-actions"])
+	if err := json.Unmarshal([]byte(out["refused-actions"]), &refused); err != nil || len(refused) != 1 || refused[0]["value"] != "needs-info" {
+		t.Errorf("refused-actions = %s; want needs-info alone", out["refused-actions"])
 	}
-	if summary := readFile(t, a.summary); !strings.Contains(summary, "### Triage") || !strings.Contains(summary, `**refused**: label "wontfix" is not in allowed-labels`) {
+	if summary := readFile(t, a.summary); !strings.Contains(summary, "### Triage") || !strings.Contains(summary, `**refused**: label "needs-info" is not in allowed-labels`) {
 		t.Errorf("the summary lacks the refusal:\n%s", summary)
 	}
 	for _, f := range []string{"env.txt", "procs.txt", "found.txt", "attacks.txt"} {
@@ -92,37 +93,47 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 	checkNoToken(t, a, inv)
 }
 
-// TestDockerReviewOnePerRun is the review workflow on a pull_request event: the agent's output
-// becomes one review, its comments on their lines of the diff but the one outside it, which
-// moves into the body; a re-run posts nothing it posted before.
+// TestDockerReviewOnePerRun is the review workflow on a pull_request event, given only mode:
+// review: the built-in prompt, the agent's output one review, its comments on their lines of
+// the diff but the one outside it, which moves into the body; no progress comment; a re-run
+// posts nothing it posted before.
 func TestDockerReviewOnePerRun(t *testing.T) {
 	answer := testkit.Text(`<result>{"summary": "Two remarks.", "comments": [` +
 		`{"path": "main.go", "line": 2, "body": "Name this constant."},` +
 		`{"path": "main.go", "line": 1, "side": "LEFT", "body": "Why was this removed?", "suggestion": "package old"},` +
-		`{"path": "README.md", "line": 40, "body": "Outside the diff."}]}</result>`)
+		`{"path": "README.md", "line": 40, "body": "Outside the diff."}]}</result> ` + signal)
 	a := newDockerAction(t, answer, answer)
 	g := withGitHub(t, a, ghToken)
 	g.api.SetPermission("maintainer", "write")
-	pr := g.api.AddPR(testkit.FakePR{Number: 5, Head: "feature", Base: "main", Title: "Add main", Body: "Adds main.go"})
-	g.api.SetFiles(pr.Number, testkit.FakeFile{Name: "main.go", Patch: "@@ -1 +1,2 @@\n-package old\n+package main\n+const x = 1"})
+	// The pull request's head is on the remote, as its branch and refs/pull/5/head: the run
+	// reviews it there, whatever the workflow checked out.
+	pr := g.openPR(t, false, map[string]string{"main.go": "package main\nconst x = 1\n"})
+	g.api.SetFiles(prNumber, testkit.FakeFile{Name: "main.go", Patch: "@@ -1 +1,2 @@\n-package old\n+package main\n+const x = 1"})
 	g.event(t, "pull_request", map[string]any{
 		"action": "opened", "number": 5,
-		"pull_request": map[string]any{"number": 5, "title": "Add main", "body": "Adds main.go", "user": map[string]any{"login": "maintainer"},
-			"head": map[string]any{"ref": "feature", "sha": strings.Repeat("a", 40), "repo": map[string]any{"full_name": ghRepo}},
+		"pull_request": map[string]any{"number": 5, "title": "Greet the world", "body": "Adds a greeting.", "user": map[string]any{"login": "maintainer"},
+			"head": map[string]any{"ref": prHead, "sha": pr.head, "repo": map[string]any{"full_name": ghRepo}},
 			"base": map[string]any{"ref": "main", "repo": map[string]any{"full_name": ghRepo}}},
 		"sender":     map[string]any{"login": "maintainer", "type": "User"},
 		"repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}},
 	})
-	a.input("prompt", "Review the pull request; answer inside <result>...</result>.")
-	a.input("output-action", "review")
-	a.input("progress-comment", "false")
+	a.input("mode", "review")
 	_, out := a.runWant(0)
+	if out["status"] != "complete" {
+		t.Errorf("status %q, want complete", out["status"])
+	}
+	if prompt := a.model.Requests()[0].Transcript(); !strings.Contains(prompt, "# Review pull request #5: Greet the world") || !strings.Contains(prompt, "Adds a greeting.") {
+		t.Errorf("the built-in prompt lacks the pull request:\n%s", prompt)
+	}
+	if len(g.api.Comments(5)) != 0 {
+		t.Errorf("comments on #5 = %+v; want none beside the review", g.api.Comments(5))
+	}
 	reviews := g.api.Reviews(5)
 	if len(reviews) != 1 {
 		t.Fatalf("reviews = %+v; want one", reviews)
 	}
 	rv := reviews[0]
-	if rv.Event != "COMMENT" || rv.CommitID != strings.Repeat("a", 40) || len(rv.Comments) != 2 {
+	if rv.Event != "COMMENT" || rv.CommitID != pr.head || len(rv.Comments) != 2 {
 		t.Errorf("review: event %s, commit %s, %d comments on lines; want COMMENT at the head, 2", rv.Event, rv.CommitID, len(rv.Comments))
 	}
 	if !strings.Contains(rv.Body, "Two remarks.") || !strings.Contains(rv.Body, "Outside the diff.") || strings.Contains(rv.Body, "Name this constant.") {

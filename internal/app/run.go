@@ -13,6 +13,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/launch"
+	"github.com/sandcastle-action/sandcastle/internal/prompt"
 	"github.com/sandcastle-action/sandcastle/internal/push"
 	"github.com/sandcastle-action/sandcastle/internal/report/runner"
 	"github.com/sandcastle-action/sandcastle/internal/session"
@@ -93,19 +94,26 @@ func preflight(ctx context.Context, sys System, raw inputs.Raw, workDir string, 
 // problem of the inputs, and of the repository and environment they name, is an
 // *inputs.Problem; any other error means the check itself could not be made.
 func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (*setup, error) {
+	ev, eventErr := readEvent(sys.Getenv)
 	cfg, err := inputs.Load(raw, inputs.Env{WorkDir: workDir, ReadFile: inputs.ReadRegular, Stat: os.Stat,
-		Agents: agentInfos(), Home: sys.Getenv("HOME")})
-	if err != nil {
+		Agents: agentInfos(), Home: sys.Getenv("HOME"), Event: ev, EventUnread: eventErr != nil})
+	if err := errors.Join(eventErr, err); err != nil {
+		// What the rest checks depends on the event, even the branch's name.
 		return nil, err
 	}
-	s := &setup{cfg: cfg, gitEnv: engine.HostBase(sys.Getenv), home: sys.Getenv("HOME")}
+	s := &setup{gitEnv: engine.HostBase(sys.Getenv), home: sys.Getenv("HOME")}
 	var errs []error
 	add := func(err ...error) { errs = append(errs, err...) }
+	s.gh, err = newGitHub(sys.Getenv, cfg, ev)
+	add(err)
+	if err := s.gh.lookUpPR(ctx); err != nil {
+		return nil, err // what the workspace, the prompt and the trigger are depends on it
+	}
+	cfg = engine.OnPullRequest(cfg, s.gh.pullRequest())
+	s.cfg = cfg
 	s.names, err = s.checkRepository(ctx, sys.Getenv("GITHUB_ACTIONS") == "true")
 	add(err)
-	s.gh, err = newGitHub(sys.Getenv, cfg)
-	add(err)
-	eventArgs := engine.EventArgs(s.gh.event, s.gh.repository, s.gh.eventUnread)
+	eventArgs := engine.EventArgs(s.gh.event, s.gh.repository)
 	add(engine.CheckPR(cfg, eventArgs, s.gh.event != nil && s.gh.event.PR != nil))
 	provider, err := agent.Lookup(cfg.Agent) // one of those inputs.Load accepted
 	if err != nil {
@@ -118,8 +126,14 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 	if s.names != nil {
 		source, target = s.names.Source, s.names.Target
 	}
-	pr, warnings, err := engine.RenderPrompt(cfg, source, target, eventArgs, s.agent.maxPrompt)
-	add(err)
+	var pr *prompt.Prompt
+	var warnings []string
+	// A run on a pull request's own branch skips an event about none before it needs a prompt,
+	// whose keys such an event would only be found to lack.
+	if !cfg.GitHub.OnPullRequest || s.gh.event == nil || s.gh.event.PRNumber() != 0 {
+		pr, warnings, err = engine.RenderPrompt(cfg, source, target, eventArgs, s.agent.maxPrompt)
+		add(err)
+	}
 	s.env, err = engine.AgentEnv(sys.Getenv, cfg, s.agent.envNames, s.gh.token)
 	add(err)
 	add(s.checkSandbox()...)
@@ -133,7 +147,7 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 		}
 	}
 	s.plan = engine.Plan{Config: cfg, Prompt: pr, PromptWarnings: warnings, Output: output, Event: s.gh.event,
-		EventArgs: eventArgs, Actions: s.gh.actions, RunURL: s.gh.runURL, RunTag: s.gh.runID, Env: s.env.Vars}
+		EventArgs: eventArgs, Actions: s.gh.actions, RunURL: s.gh.runURL, RepoURL: s.gh.repoURL(), RunTag: s.gh.runID, Env: s.env.Vars}
 	return s, nil
 }
 
@@ -184,6 +198,9 @@ func (s *setup) workspaceOptions() workspace.Options {
 	cfg := s.cfg
 	o := workspace.Options{RepoDir: cfg.WorkingDirectory, Strategy: cfg.BranchStrategy, Branch: cfg.Branch,
 		Name: cfg.Name, CopyToWorktree: cfg.CopyToWorktree, GitConfig: trust}
+	if pr := s.gh.pullRequest(); pr != nil {
+		o.Pull = pr.Number
+	}
 	if s.names != nil {
 		o.TempBranch = s.names.Source
 	}

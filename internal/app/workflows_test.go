@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/scaffold"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
@@ -119,16 +121,11 @@ func TestWorkflowsPassActionlint(t *testing.T) {
 	if p.n == 0 {
 		t.Fatal("README.md shows no workflow; the example is what this test checks")
 	}
-	for _, agent := range scaffold.Agents() {
-		dir := t.TempDir()
-		if _, err := scaffold.Write(dir, scaffold.Options{Agent: agent}); err != nil {
-			t.Fatal(err)
-		}
-		p.add("init-"+agent, readFile(t, filepath.Join(dir, ".github", "workflows", "sandcastle.yml")))
+	for name, text := range initWorkflows(t) {
+		p.add(name, text)
 	}
-	own, _ := filepath.Glob(filepath.Join("..", "..", ".github", "workflows", "*.y*ml"))
-	for _, f := range own {
-		p.add("own-"+strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)), readFile(t, f))
+	for name, text := range ownWorkflows(t) {
+		p.add("own-"+strings.TrimSuffix(name, filepath.Ext(name)), text)
 	}
 
 	if findings := p.lint(bin); findings != "" {
@@ -146,17 +143,8 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 	for _, b := range yamlBlocks(readFile(t, filepath.Join("..", "..", "README.md"))) {
 		workflows[fmt.Sprintf("README.md:%d", b.line)] = b.text
 	}
-	for _, agent := range scaffold.Agents() {
-		dir := t.TempDir()
-		if _, err := scaffold.Write(dir, scaffold.Options{Agent: agent}); err != nil {
-			t.Fatal(err)
-		}
-		workflows["sandcastle init --agent "+agent] = readFile(t, filepath.Join(dir, ".github", "workflows", "sandcastle.yml"))
-	}
-	own, _ := filepath.Glob(filepath.Join("..", "..", ".github", "workflows", "*.y*ml"))
-	for _, f := range own {
-		workflows[filepath.Base(f)] = readFile(t, f)
-	}
+	maps.Copy(workflows, initWorkflows(t))
+	maps.Copy(workflows, ownWorkflows(t))
 	expr := regexp.MustCompile(`\$\{\{[^}]*\}\}`)
 	steps := 0
 	for name, text := range workflows {
@@ -182,6 +170,8 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 					raw[k] = expr.ReplaceAllString(v, "1")
 				}
 				_, err := inputs.Load(raw, inputs.Env{
+					// The event names the issue a mode's branch is named after.
+					Event:   &event.Event{Name: event.Issues, Issue: &event.Issue{Number: 1, Title: "Fix it"}},
 					WorkDir: t.TempDir(),
 					Stat:    os.Stat,
 					// Every file a workflow names is there (a prompt that asks for the output tag);
@@ -200,9 +190,42 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 			}
 		}
 	}
-	if steps < 2+len(scaffold.Agents()) {
-		t.Errorf("found %d steps that use %s or ./, want one in README, one per agent's starter workflow and the dogfood workflow's", steps, scaffold.ActionRef)
+	if want := 2 + len(scaffold.Agents())*(1+len(scaffold.Modes())); steps < want {
+		t.Errorf("found %d steps that use %s or ./, want %d: one in README, one in each starter workflow and the dogfood workflow's", steps, scaffold.ActionRef, want)
 	}
+}
+
+// ownWorkflows are the project's own workflows, .github/workflows/*.yml, by file name.
+func ownWorkflows(t *testing.T) map[string]string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join("..", "..", ".github", "workflows", "*.y*ml"))
+	out := map[string]string{}
+	for _, f := range files {
+		out[filepath.Base(f)] = readFile(t, f)
+	}
+	return out
+}
+
+// initWorkflows are the workflows `sandcastle init` writes, without and with each --mode, for
+// every agent, by a name that says which.
+func initWorkflows(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, agent := range scaffold.Agents() {
+		dir := t.TempDir()
+		if _, err := scaffold.Write(dir, scaffold.Options{Agent: agent}); err != nil {
+			t.Fatal(err)
+		}
+		out["init-"+agent] = readFile(t, filepath.Join(dir, ".github", "workflows", "sandcastle.yml"))
+		dir = t.TempDir()
+		if _, err := scaffold.Write(dir, scaffold.Options{Agent: agent, Modes: scaffold.Modes()}); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range scaffold.Modes() {
+			out["init-"+agent+"-mode-"+m] = readFile(t, filepath.Join(dir, ".github", "workflows", "sandcastle-"+m+".yml"))
+		}
+	}
+	return out
 }
 
 // TestActionlintCatchesBrokenExamples: the check above can fail. An example that is not YAML,
@@ -249,13 +272,12 @@ jobs:
 // inside run:, where a value would become shell code.
 func TestOwnWorkflowsAreHardened(t *testing.T) {
 	t.Parallel()
-	own, _ := filepath.Glob(filepath.Join("..", "..", ".github", "workflows", "*.y*ml"))
+	own := ownWorkflows(t)
 	if len(own) == 0 {
 		t.Fatal("no workflows under .github/workflows")
 	}
 	pinned := regexp.MustCompile(`^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$`)
-	for _, f := range own {
-		name := filepath.Base(f)
+	for name, text := range own {
 		var wf struct {
 			Permissions map[string]string `yaml:"permissions"`
 			Jobs        map[string]struct {
@@ -265,7 +287,7 @@ func TestOwnWorkflowsAreHardened(t *testing.T) {
 				} `yaml:"steps"`
 			} `yaml:"jobs"`
 		}
-		if err := yaml.Unmarshal([]byte(readFile(t, f)), &wf); err != nil {
+		if err := yaml.Unmarshal([]byte(text), &wf); err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}

@@ -27,7 +27,8 @@ const publishTimeout = 10 * time.Minute
 type Plan struct {
 	Config inputs.Config
 	// Prompt is rendered once, in preflight, with the branches the workspace will have;
-	// PromptWarnings name the prompt-args keys it does not use.
+	// PromptWarnings name the prompt-args keys it does not use. It is nil for a run on a pull
+	// request's own branch whose event is about none, which the trigger skips.
 	Prompt         *prompt.Prompt
 	PromptWarnings []string
 	Output         *structured.Spec // nil without output-tag
@@ -37,6 +38,7 @@ type Plan struct {
 	EventArgs map[string]string
 	Actions   bool   // running as a GitHub Action
 	RunURL    string // the workflow run's page; "" when unknown
+	RepoURL   string // the repository's page, for links to its branches; "" when unknown
 	// RunTag tells this run's recovery branch and bundle from other runs': the workflow run and
 	// its attempt; "" uses the time.
 	RunTag string
@@ -84,6 +86,11 @@ type GitHub interface {
 	Labels(ctx context.Context, add, remove []string) error
 	// Answer posts body in answer to an event that may not start a run.
 	Answer(ctx context.Context, body string) (url string, err error)
+	// React puts the reaction content on the comment that started the run and returns its id;
+	// 0 when no comment started it.
+	React(ctx context.Context, content string) (id int64, err error)
+	// Unreact takes reaction id, one React made, off that comment.
+	Unreact(ctx context.Context, id int64) error
 }
 
 // Progress is the comment that follows the run on its issue or pull request.
@@ -123,6 +130,7 @@ func Run(ctx context.Context, p Plan, d Deps) (report.Outcome, error) {
 	}
 	labels := event.Labels{Trigger: p.Config.GitHub.TriggerLabel, InProgress: p.Config.GitHub.InProgressLabel, Blocked: p.Config.GitHub.BlockedLabel}
 	e.labels(ctx, labels.Start)
+	e.acknowledge(ctx)
 	e.startProgress(ctx)
 
 	o, err := e.work(ctx)
@@ -134,6 +142,7 @@ func Run(ctx context.Context, p Plan, d Deps) (report.Outcome, error) {
 	cleanup, cancel := e.afterRun(ctx)
 	defer cancel()
 	e.labels(cleanup, func() ([]string, []string) { return labels.Finish(err == nil) })
+	e.answered(cleanup, err == nil)
 	return o, err
 }
 
@@ -143,6 +152,7 @@ type engine struct {
 	d Deps
 
 	progress  Progress // nil when the run keeps no comment
+	seen      int64    // the reaction that says the run saw the comment that started it; 0: none
 	mu        sync.Mutex
 	progState report.Progress // what the comment shows while the run goes; mu guards it
 }
@@ -162,12 +172,16 @@ func (e *engine) decide(ctx context.Context) (event.Decision, error) {
 		perms, written = e.d.GitHub, e.d.GitHub.Ours
 	}
 	return event.Decide(ctx, e.p.Event, event.Policy{
+		Subjects:         g.Subjects,
 		TriggerPhrases:   g.TriggerPhrases,
+		NotBefore:        g.TriggerNotBefore,
 		TriggerLabel:     g.TriggerLabel,
 		AllowedUsers:     g.AllowedUsers,
 		AllowedBots:      g.AllowedBots,
 		AllowBots:        g.AllowBots,
 		RefuseIfLinkedPR: g.RefuseIfOpenPR,
+		OnPullRequest:    g.OnPullRequest,
+		AllowForks:       g.AllowForks,
 		OwnLabels:        []string{g.InProgressLabel, g.BlockedLabel},
 		Written:          written,
 	}, perms)
@@ -225,6 +239,37 @@ func (e *engine) labels(ctx context.Context, move func() (add, remove []string))
 	}
 	if err := e.d.GitHub.Labels(ctx, add, remove); err != nil {
 		e.d.Reporter.Warning(fmt.Sprintf("labels: %v", err))
+	}
+}
+
+// acknowledge reacts 👀 to the comment that started the run, if one did: it was seen, and the
+// run is under way.
+func (e *engine) acknowledge(ctx context.Context) {
+	if e.d.GitHub == nil {
+		return
+	}
+	id, err := e.d.GitHub.React(ctx, "eyes")
+	if err != nil {
+		e.d.Reporter.Warning("reaction: " + err.Error())
+	}
+	e.seen = id
+}
+
+// answered replaces the 👀 of acknowledge by how the run ended: 🚀 when it did its job (ok),
+// 😕 when it failed.
+func (e *engine) answered(ctx context.Context, ok bool) {
+	if e.d.GitHub == nil {
+		return
+	}
+	if err := e.d.GitHub.Unreact(ctx, e.seen); err != nil {
+		e.d.Reporter.Warning("reaction: " + err.Error())
+	}
+	content := "rocket"
+	if !ok {
+		content = "confused"
+	}
+	if _, err := e.d.GitHub.React(ctx, content); err != nil {
+		e.d.Reporter.Warning("reaction: " + err.Error())
 	}
 }
 

@@ -194,6 +194,10 @@ type fakeGitHub struct {
 	labels     [][2][]string // add, remove
 	answers    []string
 	labelErr   error
+	// reactions are the reactions on the comment that started the run, as "+content" and
+	// "-content" in the order made; reactErr fails every React.
+	reactions []string
+	reactErr  error
 }
 
 func (g *fakeGitHub) Permission(context.Context, string) (string, error) {
@@ -214,6 +218,31 @@ func (g *fakeGitHub) Labels(_ context.Context, add, remove []string) error {
 func (g *fakeGitHub) Answer(_ context.Context, body string) (string, error) {
 	g.answers = append(g.answers, body)
 	return "https://github.com/o/r/issues/42#issuecomment-1", nil
+}
+
+// React gives each reaction the id of its place in reactions, plus one.
+func (g *fakeGitHub) React(_ context.Context, content string) (int64, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.reactErr != nil {
+		return 0, g.reactErr
+	}
+	g.reactions = append(g.reactions, "+"+content)
+	return int64(len(g.reactions)), nil
+}
+
+func (g *fakeGitHub) Unreact(_ context.Context, id int64) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if id == 0 {
+		return nil // nothing was put on
+	}
+	if id > int64(len(g.reactions)) {
+		g.t.Errorf("Unreact(%d): no such reaction", id)
+		return nil
+	}
+	g.reactions = append(g.reactions, "-"+strings.TrimPrefix(g.reactions[id-1], "+"))
+	return nil
 }
 
 // fakeProgress records the bodies of the progress comment.

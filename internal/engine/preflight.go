@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
 )
@@ -34,17 +35,8 @@ func CheckGitHub(g inputs.GitHubConfig, e *event.Event, token, repository string
 }
 
 // EventArgs are the event's built-in prompt arguments, with the repository the run works for
-// (owner/name) when the event names none; nil without an event. For an event that could not be
-// read (unread), whose own problem is reported, every key gets a stand-in, so that it is not
-// reported again as every placeholder that names it.
-func EventArgs(e *event.Event, repository string, unread bool) map[string]string {
-	if unread {
-		args := map[string]string{}
-		for _, k := range event.ArgNames() {
-			args[k] = k
-		}
-		return args
-	}
+// (owner/name) when the event names none; nil without an event.
+func EventArgs(e *event.Event, repository string) map[string]string {
 	if e == nil {
 		return nil
 	}
@@ -86,8 +78,41 @@ func OutputSpec(cfg inputs.Config) (*structured.Spec, error) {
 	return spec, nil
 }
 
+// OnPullRequest is cfg for a run on the event's pull request's own branch (GitHub.OnPullRequest),
+// pr being that pull request as looked up: the agent works in a worktree on PRBranch(pr),
+// whatever branch-strategy and branch say. Any other run, or one whose event is about no pull
+// request (which Decide skips), keeps cfg as it is.
+func OnPullRequest(cfg inputs.Config, pr *event.PR) inputs.Config {
+	if !cfg.GitHub.OnPullRequest || pr == nil {
+		return cfg
+	}
+	cfg.BranchStrategy, cfg.Branch = inputs.StrategyBranch, PRBranch(pr)
+	return cfg
+}
+
+// PRBranch is the branch a run on pull request pr's own branch commits on: its head branch,
+// or, for a fork's head, to which the run never pushes, a branch of this repository named
+// after the pull request and the head it starts from, sandcastle/pr-<n>-<short sha>. Another
+// run on the same head continues that branch; one on a newer head starts another.
+func PRBranch(pr *event.PR) string {
+	if !pr.Fork {
+		return pr.HeadRef
+	}
+	name := fmt.Sprintf("sandcastle/pr-%d", pr.Number)
+	if pr.HeadSHA != "" {
+		name += "-" + gitref.ShortSHA(pr.HeadSHA)
+	}
+	return name
+}
+
+// onFork says the run works on a pull request from a fork, on a branch of this repository.
+func (e *engine) onFork() bool {
+	pr := prOf(e.p.Event)
+	return e.p.Config.GitHub.OnPullRequest && pr != nil && pr.Fork
+}
+
 // prOf is the pull request an event is about; nil when none, or the event is a comment on one
-// (which carries no branches).
+// that was not looked up (its payload carries no branches).
 func prOf(e *event.Event) *event.PR {
 	if e == nil {
 		return nil

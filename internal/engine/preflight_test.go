@@ -63,6 +63,41 @@ func TestRenderPrompt(t *testing.T) {
 	}
 }
 
+// TestRenderBuiltInPrompts: each mode's built-in prompt renders on the event that mode answers,
+// its commands keeping to what values may take, and the stranger's text written in as it is;
+// on an event without what it needs, the problem names the mode.
+func TestRenderBuiltInPrompts(t *testing.T) {
+	title := "Crash `id` $(reboot) {{SOURCE_BRANCH}}"
+	events := map[string]*event.Event{
+		inputs.ModeImplement: {Name: event.Issues, Issue: &event.Issue{Number: 12, Title: title, Body: "body"}},
+		inputs.ModePR:        {Name: event.IssueComment, Issue: &event.Issue{Number: 5, Title: title, IsPR: true}, Comment: &event.Comment{Body: "/sandcastle fix"}},
+		inputs.ModeReview:    {Name: event.PullRequest, PR: &event.PR{Number: 5, Title: title}},
+		inputs.ModeTriage:    {Name: event.Schedule},
+	}
+	for _, m := range inputs.Modes {
+		if m.Prompt == "" {
+			continue
+		}
+		cfg := inputs.Config{Mode: m.Name, Prompt: m.Prompt, BuiltInPrompt: true}
+		if m.Name == inputs.ModeReview || m.Name == inputs.ModeTriage {
+			cfg.Output = &inputs.OutputConfig{Tag: "result"}
+		}
+		pr, _, err := RenderPrompt(cfg, "work", "main", EventArgs(events[m.Name], "o/r"), 0)
+		if err != nil {
+			t.Errorf("mode %s: %v", m.Name, err)
+			continue
+		}
+		if m.Name != inputs.ModeTriage && !strings.Contains(pr.Text(), title) {
+			t.Errorf("mode %s: the prompt does not hold the title as it is:\n%s", m.Name, pr.Text())
+		}
+	}
+	implement, _ := inputs.LookupMode(inputs.ModeImplement)
+	_, _, err := RenderPrompt(inputs.Config{Mode: inputs.ModeImplement, Prompt: implement.Prompt, BuiltInPrompt: true}, "work", "main", EventArgs(events[inputs.ModeTriage], "o/r"), 0)
+	if got := problems(t, err); !slices.Equal(got, []string{inputs.InputMode}) || !strings.Contains(err.Error(), "the built-in prompt of mode implement") {
+		t.Errorf("implement on a schedule: %v", err)
+	}
+}
+
 func TestCheckPR(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -114,14 +149,11 @@ func TestCheckGitHub(t *testing.T) {
 
 func TestEventArgs(t *testing.T) {
 	e := &event.Event{Name: "issues", Issue: &event.Issue{Number: 7, Title: "T"}}
-	if got := EventArgs(e, "o/r", false); got["REPOSITORY"] != "o/r" || got["ISSUE_NUMBER"] != "7" {
+	if got := EventArgs(e, "o/r"); got["REPOSITORY"] != "o/r" || got["ISSUE_NUMBER"] != "7" {
 		t.Errorf("EventArgs = %v", got)
 	}
-	if got := EventArgs(nil, "o/r", false); got != nil {
+	if got := EventArgs(nil, "o/r"); got != nil {
 		t.Errorf("EventArgs without an event = %v", got)
-	}
-	if got := EventArgs(nil, "", true); !slices.Equal(slices.Sorted(maps.Keys(got)), slices.Sorted(slices.Values(event.ArgNames()))) || got["ISSUE_TITLE"] != "ISSUE_TITLE" {
-		t.Errorf("EventArgs of an unread event = %v, want every key standing in for itself", got)
 	}
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 
 	"github.com/sandcastle-action/sandcastle/internal/run"
 )
@@ -11,6 +12,9 @@ import (
 // but the sandbox, and it is stopped again; with Docker, the git directory is guarded as for a
 // run. The text is not yet redacted.
 func Preview(ctx context.Context, p Plan, d Deps) (_ string, err error) {
+	if p.Prompt == nil {
+		return "", errors.New("no prompt: a run on a pull request's own branch (mode pr or review) skips this event, which is about no pull request")
+	}
 	e := &engine{p: p, d: d}
 	if e.p.Cleanup == 0 {
 		e.p.Cleanup = cleanupTimeout

@@ -35,7 +35,7 @@ func RenderPrompt(cfg inputs.Config, source, target string, eventArgs map[string
 }
 
 func render(cfg inputs.Config, source, target string, eventArgs map[string]string) (*prompt.Prompt, []string, error) {
-	if cfg.PromptFile == "" {
+	if cfg.PromptFile == "" && !cfg.BuiltInPrompt {
 		return prompt.Inline(cfg.Prompt), nil, nil
 	}
 	tmpl, err := prompt.Parse(cfg.Prompt)
@@ -58,17 +58,21 @@ func render(cfg inputs.Config, source, target string, eventArgs map[string]strin
 }
 
 // promptProblems words the errors of Parse and Render as input problems, each naming the file
-// and the line: the file's, or prompt-args' when the value came from there.
+// and the line: the file's (the mode's, for its built-in prompt), or prompt-args' when the value
+// came from there.
 func promptProblems(cfg inputs.Config, err error, values map[string]string) error {
 	file := cfg.PromptFile
+	if cfg.BuiltInPrompt {
+		file = "the built-in prompt of mode " + cfg.Mode
+	}
 	var mk *prompt.MissingKeysError
 	if errors.As(err, &mk) {
-		return &inputs.Problem{Input: inputs.InputPromptFile, Message: fmt.Sprintf("%s: %v; set %s in prompt-args (values known: %s)",
+		return &inputs.Problem{Input: promptInput(cfg), Message: fmt.Sprintf("%s: %v; set %s in prompt-args (values known: %s)",
 			file, mk, plural(len(mk.Keys), "it", "them"), strings.Join(slices.Sorted(maps.Keys(values)), ", "))}
 	}
 	var errs []error
 	for _, e := range inputs.Unjoin(err) {
-		input := inputs.InputPromptFile
+		input := promptInput(cfg)
 		var ve *prompt.ValueError
 		if errors.As(e, &ve) {
 			if _, given := cfg.PromptArgs[ve.Key]; given {
@@ -82,7 +86,10 @@ func promptProblems(cfg inputs.Config, err error, values map[string]string) erro
 
 // promptInput names the input the prompt came from.
 func promptInput(cfg inputs.Config) string {
-	if cfg.PromptFile != "" {
+	switch {
+	case cfg.BuiltInPrompt:
+		return inputs.InputMode
+	case cfg.PromptFile != "":
 		return inputs.InputPromptFile
 	}
 	return inputs.InputPrompt

@@ -69,6 +69,9 @@ func (e *engine) publish(ctx context.Context, o *report.Outcome, ws Workspace, l
 		Recovery: e.recoveryBranch(o.Branch), Bundle: e.bundlePath(ws.Top(), o.Branch),
 	})
 	o.Pushed, o.RecoveryBranch = r.Pushed, r.Recovery
+	if r.Pushed && e.onFork() && e.p.RepoURL != "" {
+		o.BranchURL = e.p.RepoURL + "/tree/" + o.Branch
+	}
 	switch {
 	case r.Declined != "" && len(o.Commits) > 0 && g.OpenPR && ok:
 		log.Warning("open-pr: no pull request, because %s was not pushed: %s", orDetached(o.Branch), r.Declined)

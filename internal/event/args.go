@@ -3,12 +3,12 @@ package event
 // PromptArgs returns the event's built-in prompt arguments, each passed through Sanitize:
 // ISSUE_NUMBER, ISSUE_TITLE, ISSUE_BODY (issues and issue comments), PR_NUMBER, PR_TITLE,
 // PR_BODY (pull request events and comments on pull requests), HEAD_REF, BASE_REF (when the
-// payload carries the pull request's branches), COMMENT_BODY, ACTOR and REPOSITORY. A key is
+// payload carries the pull request's branches), COMMENT_BODY, REVIEW_PATH, REVIEW_LINE and
+// DIFF_HUNK (a review comment's file, line and the diff hunk it sits in; REVIEW_LINE is absent
+// for a comment on a whole file), ACTOR and REPOSITORY. A key is
 // present only when the event has that thing, so a template that needs an issue fails to
 // resolve on a push instead of running with an empty number; an issue whose body is empty still
 // has ISSUE_BODY "".
-//
-// ArgNames lists every key PromptArgs can set.
 func (e *Event) PromptArgs() map[string]string {
 	args := map[string]string{}
 	set := func(k, v string) { args[k] = Sanitize(v) }
@@ -32,8 +32,15 @@ func (e *Event) PromptArgs() map[string]string {
 		set("PR_TITLE", e.Issue.Title)
 		set("PR_BODY", e.Issue.Body)
 	}
-	if e.Comment != nil {
-		set("COMMENT_BODY", e.Comment.Body)
+	if c := e.Comment; c != nil {
+		set("COMMENT_BODY", c.Body)
+		if e.Name == PullRequestReviewComment {
+			set("REVIEW_PATH", c.Path)
+			set("DIFF_HUNK", c.DiffHunk)
+			if c.Line > 0 {
+				set("REVIEW_LINE", number(c.Line))
+			}
+		}
 	}
 	if e.Actor != "" {
 		set("ACTOR", e.Actor)
@@ -42,10 +49,4 @@ func (e *Event) PromptArgs() map[string]string {
 		set("REPOSITORY", e.Repository)
 	}
 	return args
-}
-
-// ArgNames are the keys PromptArgs can set, for a caller that must know them without an event
-// (one that could not be read, say).
-func ArgNames() []string {
-	return []string{"ISSUE_NUMBER", "ISSUE_TITLE", "ISSUE_BODY", "PR_NUMBER", "PR_TITLE", "PR_BODY", "HEAD_REF", "BASE_REF", "COMMENT_BODY", "ACTOR", "REPOSITORY"}
 }

@@ -11,10 +11,16 @@ import (
 
 // Policy is who and what may start a run.
 type Policy struct {
+	// Subjects are what the run answers (the mode's); an event about anything else is skipped.
+	// None answers every event.
+	Subjects []Subject
 	// TriggerPhrases are matched case-insensitively in comment bodies, as whole words, outside
 	// quoted lines and hidden text. The caller supplies them (the trigger-phrases input, with
 	// its defaults); with none, no comment starts a run.
 	TriggerPhrases []string
+	// NotBefore are words that make a trigger phrase right before them no trigger, since they
+	// ask another mode: the pr mode leaves "/sandcastle review" to the review mode.
+	NotBefore []string
 	// TriggerLabel is the only label whose labeled event starts a run; "" lets any label.
 	TriggerLabel string
 	// AllowedUsers may trigger without write permission. Logins match case-insensitively.
@@ -30,6 +36,14 @@ type Policy struct {
 	// RefuseIfLinkedPR refuses an issue that already has an open pull request by a
 	// collaborator that would close it, so a second run does not duplicate a person's work.
 	RefuseIfLinkedPR bool
+	// OnPullRequest is a run that works on the event's pull request, on its own branch: an event
+	// about no pull request is not addressed to it, and one about a pull request from a fork is
+	// refused unless AllowForks. The caller must have looked the pull request up (Event.PR), which
+	// a comment's payload does not carry.
+	OnPullRequest bool
+	// AllowForks lets an OnPullRequest run work on a pull request whose head is in a fork: code
+	// a stranger wrote, whose commits the run never pushes back.
+	AllowForks bool
 	// OwnLabels are the labels the action adds and removes itself (in-progress-label,
 	// blocked-label): a labeled or unlabeled event for one of them is its own doing.
 	OwnLabels []string
@@ -82,17 +96,30 @@ func refuse(format string, a ...any) Decision {
 	return Decision{Reason: fmt.Sprintf(format, a...)}
 }
 
-// Decide applies p to e. Events a workflow author starts on purpose (schedule,
-// workflow_dispatch, push) always run. A comment must be newly created and hold a trigger
-// phrase; a labeled event must carry the trigger label. Then the actor must be trusted: a bot
-// only when allowed, a user when listed in AllowedUsers or holding write, maintain or admin
-// permission. Last, with RefuseIfLinkedPR, an issue with an open pull request by a collaborator
-// that would close it is refused. Events the action itself caused (its own labels, comments and
-// pull request) are skipped before anything is looked up. An event of any other kind is
+// Decide applies p to e. An event about what the run does not answer (p.Subjects) is skipped,
+// and so is one about no pull request for an OnPullRequest run. Events a
+// workflow author starts on purpose (schedule, workflow_dispatch, push) always run. A comment
+// must be newly created and hold a trigger phrase; a labeled event must carry the trigger
+// label. Then the actor must be trusted: a bot only when allowed, a user when listed in
+// AllowedUsers or holding write, maintain or admin permission. Then an OnPullRequest run
+// refuses a pull request from a fork, unless AllowForks. Last, with RefuseIfLinkedPR, an issue
+// with an open pull request by a collaborator that would close it is refused. Events the action
+// itself caused (its own labels, comments and pull request) are skipped before anything is
+// looked up. An event of any other kind is
 // refused, since nothing says who may trigger it. A failed look-up is an error, never a refusal.
 func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decision, error) {
 	if e == nil {
 		return Decision{}, errors.New("decide: no event")
+	}
+	if s := e.Subject(); s != "" && len(p.Subjects) > 0 && !slices.Contains(p.Subjects, s) {
+		return skip("the %s event is about %s, and this run answers %s", e.Name, s, strings.Join(subjectNames(p.Subjects), " or ")), nil
+	}
+	if p.OnPullRequest && e.PRNumber() == 0 {
+		what := "the " + e.Name + " event"
+		if e.Issue != nil {
+			what = fmt.Sprintf("#%d, an issue", e.Issue.Number)
+		}
+		return skip("the run works on a pull request's own branch, and %s is no pull request", what), nil
 	}
 	if StartedByWorkflow(e.Name) {
 		return proceed(), nil
@@ -109,7 +136,7 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 		if p.written(e.Comment.Body) {
 			return skip("the comment is the action's own"), nil
 		}
-		if !hasTrigger(e.Comment.Body, p.TriggerPhrases) {
+		if !hasTrigger(e.Comment.Body, p.TriggerPhrases, p.NotBefore) {
 			return skip("comment has no trigger phrase"), nil
 		}
 	case Issues, PullRequest, PullRequestTarget:
@@ -131,6 +158,19 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 
 	if d, err := checkActor(ctx, e, p, perms); err != nil || !d.Run {
 		return d, err
+	}
+	if p.OnPullRequest && !p.AllowForks {
+		if e.PR == nil {
+			return Decision{}, fmt.Errorf("decide: pull request #%d was not looked up", e.PRNumber())
+		}
+		if e.PR.Fork {
+			from := "a fork"
+			if e.PR.HeadRepo != "" {
+				from = "the fork " + e.PR.HeadRepo
+			}
+			return refuse("pull request #%d comes from %s, whose code a stranger wrote, and runs on forks are off; "+
+				"set allow-forks: true to run on it anyway (the commits then go to a branch of this repository, never to the fork)", e.PR.Number, from), nil
+		}
 	}
 	if p.RefuseIfLinkedPR && e.Issue != nil && !e.Issue.IsPR {
 		return checkLinkedPRs(ctx, e.Repository, e.Issue.Number, perms)
@@ -236,14 +276,19 @@ func containsBot(list []string, login string) bool {
 	return slices.ContainsFunc(list, func(s string) bool { return norm(s) == norm(login) })
 }
 
-// hasTrigger reports whether body holds one of phrases as a whole word. The body is sanitized
-// first, so a phrase inside a hidden HTML comment does not count, and quoted lines ("> …") are
-// skipped, so replying to a comment that triggered a run does not trigger another.
-func hasTrigger(body string, phrases []string) bool {
-	var res []*regexp.Regexp
+// hasTrigger reports whether body holds one of phrases as a whole word, not followed by one of
+// the words notBefore. The body is sanitized first, so a phrase inside a hidden HTML comment
+// does not count, and quoted lines ("> …") are skipped, so replying to a comment that triggered
+// a run does not trigger another.
+func hasTrigger(body string, phrases, notBefore []string) bool {
+	var res, others []*regexp.Regexp
 	for _, ph := range phrases {
-		if ph = strings.TrimSpace(ph); ph != "" {
-			res = append(res, phraseRE(ph))
+		if ph = strings.TrimSpace(ph); ph == "" {
+			continue
+		}
+		res = append(res, phraseRE(ph))
+		for _, w := range notBefore {
+			others = append(others, phraseRE(ph+" "+w))
 		}
 	}
 	for line := range strings.Lines(Sanitize(body)) {
@@ -251,6 +296,14 @@ func hasTrigger(body string, phrases []string) bool {
 			continue
 		}
 		line = strings.TrimSuffix(line, "\n")
+		// Another mode's phrase is blanked out first, so that the shorter phrase inside it
+		// does not count, while one elsewhere on the line still does. A match takes the
+		// character on each side of it, which the next one may need: blank until none is left.
+		for _, re := range others {
+			for loc := re.FindStringIndex(line); loc != nil; loc = re.FindStringIndex(line) {
+				line = line[:loc[0]] + strings.Repeat(" ", loc[1]-loc[0]) + line[loc[1]:]
+			}
+		}
 		if slices.ContainsFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(line) }) {
 			return true
 		}
@@ -258,12 +311,16 @@ func hasTrigger(body string, phrases []string) bool {
 	return false
 }
 
-// phraseRE matches phrase between a line edge, space or opening punctuation and a line edge,
-// space or closing punctuation; a "." counts only when it ends a sentence. Word characters, "-",
-// "/" and "@" around it are no boundary: "@sandcastle-bot" names another user, "src/sandcastle"
-// is a path and "/sandcastle.yml" a file.
+// phraseRE matches phrase, its words apart by any spaces, between a line edge, space or opening
+// punctuation and a line edge, space or closing punctuation; a "." counts only when it ends a
+// sentence. Word characters, "-", "/" and "@" around it are no boundary: "@sandcastle-bot"
+// names another user, "src/sandcastle" is a path and "/sandcastle.yml" a file.
 func phraseRE(phrase string) *regexp.Regexp {
 	const before = "(?:^|[\\s(\\[{\"'`*~])"
 	const after = "(?:$|[\\s,!?;:)\\]}\"'`*~]|\\.(?:$|\\s))"
-	return regexp.MustCompile("(?i)" + before + regexp.QuoteMeta(phrase) + after)
+	words := strings.Fields(phrase)
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return regexp.MustCompile("(?i)" + before + strings.Join(words, `\s+`) + after)
 }

@@ -64,6 +64,8 @@ func TestDecide(t *testing.T) {
 	withBody := func(e *Event, body string) *Event { e.PR.Body = body; return e }
 	onPR := func(e *Event) *Event { e.Issue.IsPR = true; return e }
 	withAction := func(e *Event, action string) *Event { e.Action = action; return e }
+	lookedUp := func(e *Event, pr PR) *Event { e.PR = &pr; return e }
+	onPRPolicy := Policy{OnPullRequest: true}
 
 	tests := []struct {
 		name       string
@@ -192,6 +194,25 @@ func TestDecide(t *testing.T) {
 			permission: perm("write"), want: Decision{Run: true}},
 		{name: "linked_pr_not_checked_when_actor_refused", event: comment("/sandcastle"), policy: Policy{RefuseIfLinkedPR: true},
 			permission: perm("read"), reason: []string{"read permission"}},
+
+		// A run on a pull request's own branch.
+		{name: "on_pr_comment_on_an_issue_skipped", event: comment("/sandcastle"), policy: onPRPolicy,
+			want: Decision{Skip: true, Reason: "the run works on a pull request's own branch, and #42, an issue is no pull request"}},
+		{name: "on_pr_schedule_skipped", event: &Event{Name: Schedule}, policy: onPRPolicy,
+			want: Decision{Skip: true, Reason: "the run works on a pull request's own branch, and the schedule event is no pull request"}},
+		{name: "on_pr_same_repository_runs", event: lookedUp(onPR(comment("/sandcastle")), PR{Number: 42, HeadRepo: "o/r"}),
+			policy: onPRPolicy, permission: perm("write"), want: Decision{Run: true}},
+		{name: "on_pr_fork_refused", event: lookedUp(onPR(comment("/sandcastle")), PR{Number: 42, HeadRepo: "stranger/r", Fork: true}),
+			policy: onPRPolicy, permission: perm("write"),
+			reason: []string{"pull request #42 comes from the fork stranger/r", "allow-forks: true", "never to the fork"}},
+		{name: "on_pr_deleted_fork_refused", event: lookedUp(onPR(comment("/sandcastle")), PR{Number: 42, Fork: true}),
+			policy: onPRPolicy, permission: perm("write"), reason: []string{"comes from a fork,", "allow-forks"}},
+		{name: "on_pr_fork_allowed", event: lookedUp(onPR(comment("/sandcastle")), PR{Number: 42, HeadRepo: "stranger/r", Fork: true}),
+			policy: Policy{OnPullRequest: true, AllowForks: true}, permission: perm("write"), want: Decision{Run: true}},
+		{name: "on_pr_fork_by_reader_refused_for_the_reader", event: lookedUp(onPR(comment("/sandcastle")), PR{Number: 42, Fork: true}),
+			policy: onPRPolicy, permission: perm("read"), reason: []string{"read permission"}},
+		{name: "forks_run_without_on_pr", event: &Event{Name: PullRequestTarget, Action: "labeled", Actor: "mona", PR: &PR{Number: 61, Fork: true}, Label: "x"},
+			permission: perm("write"), want: Decision{Run: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -244,6 +265,17 @@ func TestDecideLookUpErrorsPropagate(t *testing.T) {
 				t.Errorf("error = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestDecideOnPullRequestNeedsTheLookUp: without the pull request a comment was made on, a run
+// on its branch cannot tell a fork's from this repository's, and says so rather than run.
+func TestDecideOnPullRequestNeedsTheLookUp(t *testing.T) {
+	e := &Event{Name: IssueComment, Action: "created", Actor: "mona", Issue: &Issue{Number: 7, IsPR: true}, Comment: &Comment{Body: "/sandcastle"}}
+	perms := fakePerms{t: t, permission: func(string) (string, error) { return "write", nil }}
+	d, err := Decide(t.Context(), e, withDefaultPhrases(Policy{OnPullRequest: true}), perms)
+	if err == nil || !strings.Contains(err.Error(), "pull request #7 was not looked up") {
+		t.Errorf("Decide = %+v, %v; want an error saying the pull request was not looked up", d, err)
 	}
 }
 

@@ -8,7 +8,8 @@
 // them.
 //
 // Decide applies the trigger rules and guards (trigger phrases, trigger label, bots, write
-// permission, an existing pull request). It never talks to GitHub itself: permission and
+// permission, an existing pull request, and for a run on a pull request's own branch an event
+// about none or a fork's pull request). It never talks to GitHub itself: permission and
 // pull-request look-ups go through the Permissions interface the caller supplies, so the
 // package stays pure. Labels computes the label changes of the in-progress/blocked state machine.
 package event

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // Event names this package understands. Any other name loads as an Event with only Name set.
@@ -47,18 +48,37 @@ type Issue struct {
 
 // PR is a pull request.
 type PR struct {
-	Number  int
-	Title   string
-	Body    string
-	HeadRef string
-	BaseRef string
-	HeadSHA string
-	Fork    bool // the head lives in another repository (or one since deleted)
+	Number   int
+	Title    string
+	Body     string
+	HeadRef  string
+	BaseRef  string
+	HeadSHA  string
+	HeadRepo string // owner/name of the head's repository; "" when it was deleted
+	Fork     bool   // the head lives in another repository (or one since deleted): see ForkHead
+}
+
+// ForkHead reports whether a pull request whose head is in the repository headRepo and whose
+// base is in baseRepo (owner/name) comes from a fork: another repository, or one since deleted
+// (headRepo ""), which is certainly not the base's.
+func ForkHead(headRepo, baseRepo string) bool {
+	return headRepo == "" || !strings.EqualFold(headRepo, baseRepo)
 }
 
 // Comment is an issue comment or a pull request review comment.
 type Comment struct {
+	ID   int64 // 0 when the payload has none
 	Body string
+	// Thread is, for a review comment, the first comment of its review thread: the comment
+	// itself, or the one it replies to. GitHub takes replies to that one only. 0 for an issue
+	// comment.
+	Thread int64
+	// Path, Line and DiffHunk are what a review comment is about: the file, the line of the
+	// diff (the line it was made on when the diff moved since) and the hunk around it. Empty
+	// for an issue comment, and Line is 0 for a comment on a whole file.
+	Path     string
+	Line     int
+	DiffHunk string
 }
 
 // payload mirrors the webhook fields Load reads; GitHub documents these shapes under
@@ -114,7 +134,13 @@ type gitRef struct {
 }
 
 type commentPayload struct {
-	Body string `json:"body"`
+	ID           int64  `json:"id"`
+	Body         string `json:"body"`
+	InReplyTo    int64  `json:"in_reply_to_id"` // review comments: the thread's first comment
+	Path         string `json:"path"`
+	Line         *int   `json:"line"` // null once the diff no longer has the line
+	OriginalLine *int   `json:"original_line"`
+	DiffHunk     string `json:"diff_hunk"`
 }
 
 // Load reads the event named name (GITHUB_EVENT_NAME) from the JSON payload at path
@@ -197,7 +223,7 @@ func fromPayload(name string, p *payload) (*Event, error) {
 		if err := errors.Join(need(p.PullRequest != nil, "pull_request"), need(p.Comment != nil, "comment")); err != nil {
 			return nil, err
 		}
-		e.PR, e.Comment = prFrom(p.PullRequest), commentFrom(p.Comment)
+		e.PR, e.Comment = prFrom(p.PullRequest), reviewCommentFrom(p.Comment)
 	}
 	if p.Label != nil && (e.Issue != nil || e.PR != nil) {
 		e.Label = p.Label.Name
@@ -210,22 +236,91 @@ func issueFrom(p *issuePayload) *Issue {
 }
 
 func prFrom(p *pullPayload) *PR {
-	// A deleted fork leaves head.repo null; that head is certainly not in the base repository.
-	fork := p.Head.Repo == nil || p.Base.Repo == nil || p.Head.Repo.FullName != p.Base.Repo.FullName
+	// A deleted fork leaves head.repo null.
+	var head, base string
+	if p.Head.Repo != nil {
+		head = p.Head.Repo.FullName
+	}
+	if p.Base.Repo != nil {
+		base = p.Base.Repo.FullName
+	}
 	return &PR{
-		Number:  p.Number,
-		Title:   p.Title,
-		Body:    p.Body,
-		HeadRef: p.Head.Ref,
-		BaseRef: p.Base.Ref,
-		HeadSHA: p.Head.SHA,
-		Fork:    fork,
+		Number:   p.Number,
+		Title:    p.Title,
+		Body:     p.Body,
+		HeadRef:  p.Head.Ref,
+		BaseRef:  p.Base.Ref,
+		HeadSHA:  p.Head.SHA,
+		HeadRepo: head,
+		Fork:     base == "" || ForkHead(head, base),
 	}
 }
 
 func commentFrom(p *commentPayload) *Comment {
-	return &Comment{Body: p.Body}
+	return &Comment{ID: p.ID, Body: p.Body}
+}
+
+// reviewCommentFrom reads a review comment: where it sits in the diff, and its thread.
+func reviewCommentFrom(p *commentPayload) *Comment {
+	c := &Comment{ID: p.ID, Body: p.Body, Thread: p.InReplyTo, Path: p.Path, DiffHunk: p.DiffHunk}
+	if c.Thread == 0 {
+		c.Thread = p.ID
+	}
+	switch {
+	case p.Line != nil:
+		c.Line = *p.Line
+	case p.OriginalLine != nil:
+		c.Line = *p.OriginalLine
+	}
+	return c
+}
+
+// PRNumber is the number of the pull request the event is about: a pull request event's, or
+// the one an issue comment or review comment was made on; 0 when it is about none.
+func (e *Event) PRNumber() int {
+	switch {
+	case e.PR != nil:
+		return e.PR.Number
+	case e.Issue != nil && e.Issue.IsPR:
+		return e.Issue.Number
+	}
+	return 0
 }
 
 // number formats an issue or pull request number for a prompt.
 func number(n int) string { return strconv.Itoa(n) }
+
+// Subject is what an event is about, which decides the mode that answers it.
+type Subject string
+
+// The subjects of events.
+const (
+	// SubjectIssue is an issue: an issues event, or a comment on an issue.
+	SubjectIssue Subject = "an issue"
+	// SubjectPullRequest is a pull request: a pull_request or pull_request_target event, a
+	// comment on a pull request or on a line of its diff.
+	SubjectPullRequest Subject = "a pull request"
+	// SubjectWorkflow is the workflow itself: a schedule, workflow_dispatch or push.
+	SubjectWorkflow Subject = "the workflow"
+)
+
+// Subject says what e is about; "" for an event of a kind this package does not know.
+func (e *Event) Subject() Subject {
+	switch {
+	case StartedByWorkflow(e.Name):
+		return SubjectWorkflow
+	case e.PR != nil, e.Issue != nil && e.Issue.IsPR:
+		return SubjectPullRequest
+	case e.Issue != nil:
+		return SubjectIssue
+	}
+	return ""
+}
+
+func subjectNames(subjects []Subject) []string {
+	names := make([]string, len(subjects))
+	for i, s := range subjects {
+		names[i] = string(s)
+	}
+	return names
+}

@@ -23,8 +23,8 @@ const liveInterval = time.Minute
 // maxLiveBackoff caps the wait after edits GitHub refused for a rate limit.
 const maxLiveBackoff = 16 * time.Minute
 
-// LiveComment is a comment on the issue or pull request a run reports on, kept up to date as
-// the run goes: Show never blocks; one goroutine edits the comment with the latest body, only
+// LiveComment is a comment on the issue or pull request a run reports on (a reply in the review
+// thread, for a run a review comment started), kept up to date as the run goes: Show never blocks; one goroutine edits the comment with the latest body, only
 // when it changed, at most every minute, and less often while GitHub refuses it for a rate
 // limit. Bodies are written as given: render and redact them first.
 type LiveComment struct {
@@ -54,7 +54,7 @@ func (r *Repo) LiveComment(warn func(string)) *LiveComment {
 // Start posts the comment with body, or edits the one an earlier run of the same job made, and
 // starts editing it as the run goes.
 func (l *LiveComment) Start(ctx context.Context, body string) error {
-	c, _, err := l.r.Client.UpsertComment(ctx, l.r.Owner, l.r.Name, l.r.Issue, l.r.Marker, body)
+	c, err := l.r.upsert(ctx, l.r.Marker, body)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (l *LiveComment) signal() {
 // edit writes body to the comment, warning about the first failure only: a comment that
 // cannot be edited once will likely fail again.
 func (l *LiveComment) edit(ctx context.Context, body string) error {
-	_, err := l.r.Client.EditComment(ctx, l.r.Owner, l.r.Name, l.id, l.r.Marker, body)
+	_, err := l.r.edit(ctx, l.id, l.r.Marker, body)
 	if err == nil {
 		l.shown = body
 		return nil

@@ -39,7 +39,9 @@ func (r *Repo) TriageIssue(ctx context.Context, number int, triagedLabel string)
 		if err != nil {
 			return out, wrap(fmt.Sprintf("list comments on %s/%s#%d", r.Owner, r.Name, number), err)
 		}
-		if slices.ContainsFunc(comments, func(c *github.IssueComment) bool { return Marked(c.GetBody(), triage.Marker) && ours(c) }) {
+		if slices.ContainsFunc(comments, func(c *github.IssueComment) bool {
+			return Marked(c.GetBody(), triage.Marker) && ours(c.GetUser().GetType(), c.GetAuthorAssociation())
+		}) {
 			out.Triaged = true
 			return out, nil
 		}

@@ -45,7 +45,8 @@ func cleanMarker(s string) string {
 type Repo struct {
 	Client      *Client
 	Owner, Name string
-	Issue       int    // the issue or pull request the run reports on; 0 = none
+	Issue       int // the issue or pull request the run reports on; 0 = none
+	Trigger     Trigger
 	Marker      string // finds the progress comment again
 	Branch      string // the run's branch, whose pull request is the run's own
 	Server      string // GITHUB_SERVER_URL, for links
@@ -89,11 +90,32 @@ func (r *Repo) Labels(ctx context.Context, add, remove []string) error {
 	return errors.Join(errs...)
 }
 
-// Answer posts body, the answer to an event that may not start a run, in a comment of its own,
-// so that it never overwrites the status of an earlier run; a later refusal edits it.
+// Answer posts body, the answer to an event that may not start a run, in a comment of its own
+// where the run answers (see LiveComment), so that it never overwrites the status of an earlier
+// run; a later refusal edits it.
 func (r *Repo) Answer(ctx context.Context, body string) (url string, err error) {
-	c, _, err := r.Client.UpsertComment(ctx, r.Owner, r.Name, r.Issue, r.Marker+":refused", body)
+	c, err := r.upsert(ctx, r.Marker+":refused", body)
 	return c.URL, err
+}
+
+// PullRequest is pull request number of the repository as GitHub has it now: a comment's event
+// names none of its branches, and a review comment's head may have moved since.
+func (r *Repo) PullRequest(ctx context.Context, number int) (*event.PR, error) {
+	p, _, err := r.Client.gh.PullRequests.Get(ctx, r.Owner, r.Name, number)
+	if err != nil {
+		return nil, wrap(fmt.Sprintf("get pull request %s/%s#%d", r.Owner, r.Name, number), err)
+	}
+	head := p.GetHead().GetRepo().GetFullName() // none once the fork is deleted
+	return &event.PR{
+		Number:   p.GetNumber(),
+		Title:    p.GetTitle(),
+		Body:     p.GetBody(),
+		HeadRef:  p.GetHead().GetRef(),
+		BaseRef:  p.GetBase().GetRef(),
+		HeadSHA:  p.GetHead().GetSHA(),
+		HeadRepo: head,
+		Fork:     event.ForkHead(head, r.Owner+"/"+r.Name),
+	}, nil
 }
 
 // UpsertPR opens the pull request from head into base, or updates the one an earlier run

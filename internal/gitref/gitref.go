@@ -71,3 +71,37 @@ func ShortSHA(sha string) string {
 	}
 	return sha
 }
+
+// Slug makes text a piece of a branch name: lower-case ASCII letters and digits, every other run
+// of characters one "-", none at either end, at most max bytes, cut at a "-" when one is near
+// the end so that no word is cut in half. It is "" when text holds no ASCII letter or digit.
+// Whatever text is (a stranger's issue title, say), "prefix-"+Slug(text) is a valid branch name
+// part, and the slug holds nothing a shell or git would read as anything but letters.
+func Slug(text string, max int) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range text {
+		switch {
+		case 'a' <= r && r <= 'z', '0' <= r && r <= '9':
+		case 'A' <= r && r <= 'Z':
+			r += 'a' - 'A'
+		default:
+			dash = b.Len() > 0
+			continue
+		}
+		if dash {
+			b.WriteByte('-')
+			dash = false
+		}
+		b.WriteRune(r)
+	}
+	s := b.String()
+	if len(s) <= max {
+		return s
+	}
+	s = s[:max]
+	if i := strings.LastIndexByte(s, '-'); i > max/2 {
+		s = s[:i]
+	}
+	return strings.TrimRight(s, "-")
+}

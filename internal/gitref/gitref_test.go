@@ -67,3 +67,57 @@ func TestShortSHA(t *testing.T) {
 		}
 	}
 }
+
+func TestSlug(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		text string
+		max  int
+		want string
+	}{
+		{"Fix the crash on start", 40, "fix-the-crash-on-start"},
+		{"  --Crash!! on   start?? ", 40, "crash-on-start"},
+		{"$(rm -rf /); `id`", 40, "rm-rf-id"},
+		{"refs/heads/../main.lock", 40, "refs-heads-main-lock"},
+		{"Naïve façade", 40, "na-ve-fa-ade"},
+		{"日本語", 40, ""},
+		{"", 40, ""},
+		{"a very long title that goes on and on past the limit", 20, "a-very-long-title"},
+		{"abcdefghijklmnopqrstuvwxyz", 10, "abcdefghij"},
+		{"abc-defghijklmnop", 10, "abc-defghi"},
+	}
+	for _, tt := range tests {
+		if got := Slug(tt.text, tt.max); got != tt.want {
+			t.Errorf("Slug(%q, %d) = %q, want %q", tt.text, tt.max, got, tt.want)
+		}
+	}
+}
+
+// FuzzSlug checks that any text, however hostile, makes a valid branch name of bounded length
+// that holds only lower-case letters, digits and single inner dashes.
+func FuzzSlug(f *testing.F) {
+	for _, s := range []string{"Fix #12: the crash", "../..", "-rf", "a\x00b\nc", "@{u}", "x.lock", "\u202eevil", "ＦＵＬＬ　ｗｉｄｔｈ", "--", "HEAD"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		s := Slug(text, 40)
+		if len(s) > 40 {
+			t.Fatalf("Slug(%q) = %q, longer than 40", text, s)
+		}
+		if strings.HasPrefix(s, "-") || strings.HasSuffix(s, "-") || strings.Contains(s, "--") {
+			t.Fatalf("Slug(%q) = %q has a dash at an end or two in a row", text, s)
+		}
+		for _, r := range s {
+			if !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '-') {
+				t.Fatalf("Slug(%q) = %q holds %q", text, s, r)
+			}
+		}
+		name := "sandcastle/issue-12"
+		if s != "" {
+			name += "-" + s
+		}
+		if err := Check(name); err != nil {
+			t.Fatalf("Slug(%q) makes a bad branch: %v", text, err)
+		}
+	})
+}

@@ -1,6 +1,10 @@
 package inputs
 
-import "time"
+import (
+	"time"
+
+	"github.com/sandcastle-action/sandcastle/internal/event"
+)
 
 // BranchStrategy says how the agent's commits relate to branches.
 type BranchStrategy string
@@ -54,11 +58,17 @@ const LogStdout = "-"
 
 // Config is one validated run configuration. Paths are absolute; lists carry no blank entries.
 type Config struct {
-	// Prompt is the prompt text: the prompt input, or the contents of PromptFile.
+	// Mode is the mode's name, one of Modes; ModeRun unless the mode input says otherwise.
+	Mode string
+	// Prompt is the prompt text: the prompt input, the contents of PromptFile, or the mode's
+	// built-in prompt.
 	Prompt string
 	// PromptFile is the absolute path Prompt was read from, "" for an inline prompt. Only a prompt
 	// from a file is a template ({{KEY}} substitution, !`cmd` expansion); an inline one is verbatim.
 	PromptFile string
+	// BuiltInPrompt says Prompt is the mode's built-in template, used since neither prompt nor
+	// prompt-file was set. It is a template as a file's is.
+	BuiltInPrompt bool
 	// PromptArgs are the {{KEY}} values for a template; nil when none were given.
 	PromptArgs map[string]string
 	// CompletionSignals are the texts that end the loop; never empty.
@@ -161,9 +171,15 @@ type GitHubConfig struct {
 	// ProgressComment keeps one comment on the triggering issue or pull request up to date.
 	ProgressComment bool
 
+	// Subjects are what the mode answers (an issue, a pull request, the workflow); an event
+	// about anything else is skipped. None answers every event.
+	Subjects []event.Subject
 	// TriggerPhrases start a run from a comment; never empty (the default is /sandcastle and
 	// @sandcastle), no two equal ignoring case.
 	TriggerPhrases []string
+	// TriggerNotBefore are words that, right after a trigger phrase, ask another mode: the
+	// phrase does not count then. Set by the mode.
+	TriggerNotBefore []string
 	// TriggerLabel is the label that starts a run; "" = any label.
 	TriggerLabel string
 	// InProgressLabel is on the issue while a run works on it; "" = none. The three labels are
@@ -181,9 +197,19 @@ type GitHubConfig struct {
 	AllowBots bool
 	// RefuseIfOpenPR refuses an issue that already has an open pull request by a collaborator.
 	RefuseIfOpenPR bool
+	// AllowForks lets an OnPullRequest run work on a pull request from a fork; its commits go
+	// to a branch of this repository, never to the fork. Off: such a pull request is refused.
+	AllowForks bool
 
 	// OutputAction is what the host does with the structured output: none, review or triage.
 	OutputAction string
+	// OnPullRequest runs on the event's pull request's own branch: the pull request the event
+	// is about (a pull_request event's, or the one a comment was made on) is looked up, its head
+	// fetched and checked out (in a worktree, on a branch named as its head branch; a fork's on
+	// one of this repository, see AllowForks), and the commits pushed back to it, with a lease on
+	// the head the run started from. An event about no pull request is skipped. Set by the modes
+	// pr and review.
+	OnPullRequest bool
 	// Triage is what a triage run may do; zero unless OutputAction is triage.
 	Triage TriageConfig
 	// Relay gives the Docker sandbox read-only access to the repository on GitHub;

@@ -78,6 +78,7 @@ type Definition struct {
 
 // Input names, so code and tests refer to inputs without repeating string literals.
 const (
+	InputMode                     = "mode"
 	InputPrompt                   = "prompt"
 	InputPromptFile               = "prompt-file"
 	InputPromptArgs               = "prompt-args"
@@ -143,6 +144,7 @@ const (
 	InputAllowedBots              = "allowed-bots"
 	InputAllowBots                = "allow-bots"
 	InputRefuseIfOpenPR           = "refuse-if-open-pr"
+	InputAllowForks               = "allow-forks"
 	InputOutputAction             = "output-action"
 	InputAllowedLabels            = "allowed-labels"
 	InputMaxActions               = "max-actions"
@@ -166,19 +168,26 @@ const DefaultCompletionSignal = "<promise>COMPLETE</promise>"
 // Definitions lists every input, in the order action.yml and --help show them.
 var Definitions = []Definition{
 	{
+		Name:        InputMode,
+		Default:     ModeRun,
+		Description: "What the run is for; it gives the inputs a workflow leaves out the values that job needs (see Modes in the README). run presets nothing; implement works on the event's issue, on the branch sandcastle/issue-N-TITLE, and opens a draft pull request that closes it; pr makes the changes a comment on a pull request asks for and pushes them to its branch; review posts one review of the event's pull request; triage labels, comments on and closes open issues. Each but run has a built-in prompt, which prompt or prompt-file replaces. An input the workflow sets wins, unless the mode cannot work with its value: then the run is refused, naming both.",
+		Kind:        KindChoice,
+		Choices:     modeNames(),
+	},
+	{
 		Name:        InputPrompt,
-		Description: "The prompt, given inline. It is sent to the agent verbatim: no {{KEY}} substitution and no !`cmd` expansion. Set exactly one of prompt and prompt-file.",
+		Description: "The prompt, given inline. It is sent to the agent verbatim: no {{KEY}} substitution and no !`cmd` expansion. Set one of prompt and prompt-file, unless the mode has a built-in prompt.",
 		Kind:        KindText,
 		Multiline:   true,
 	},
 	{
 		Name:        InputPromptFile,
-		Description: "Path of a prompt template, relative to the workspace. {{KEY}} placeholders are filled from prompt-args and the built-ins SOURCE_BRANCH and TARGET_BRANCH; !`cmd` expressions are replaced by the command's output, run in the sandbox. Set exactly one of prompt and prompt-file.",
+		Description: "Path of a prompt template, relative to the workspace. {{KEY}} placeholders are filled from prompt-args and the built-ins SOURCE_BRANCH and TARGET_BRANCH; !`cmd` expressions are replaced by the command's output, run in the sandbox. Set one of prompt and prompt-file, unless the mode has a built-in prompt.",
 		Kind:        KindPath,
 	},
 	{
 		Name:        InputPromptArgs,
-		Description: "Values for the {{KEY}} placeholders of prompt-file: a YAML or JSON map, or KEY=VALUE lines. Keys are letters, digits and _, not starting with a digit; SOURCE_BRANCH and TARGET_BRANCH are built in and cannot be set.",
+		Description: "Values for the {{KEY}} placeholders of prompt-file or of the mode's built-in prompt: a YAML or JSON map, or KEY=VALUE lines. Keys are letters, digits and _, not starting with a digit; SOURCE_BRANCH and TARGET_BRANCH are built in and cannot be set.",
 		Kind:        KindMap,
 		Multiline:   true,
 	},
@@ -483,7 +492,7 @@ var Definitions = []Definition{
 	},
 	{
 		Name:        InputPRTitle,
-		Description: "Title of the pull request, one line, with {{KEY}} placeholders: ISSUE_NUMBER, ISSUE_TITLE, ISSUE_BODY, PR_NUMBER, PR_TITLE, PR_BODY, COMMENT_BODY, HEAD_REF, BASE_REF, ACTOR and REPOSITORY from the event, and BRANCH, BASE, COMMITS (a Markdown list), COMMIT_COUNT, SUMMARY (the agent's final message), OUTPUT (the structured output) and STATUS from the run. Empty means \"Fix #N: TITLE\" with the number and title of the triggering issue, else the subject of the agent's only commit, else \"Sandcastle: BRANCH\". Used only with open-pr: true.",
+		Description: "Title of the pull request, one line, with {{KEY}} placeholders: ISSUE_NUMBER, ISSUE_TITLE, ISSUE_BODY, PR_NUMBER, PR_TITLE, PR_BODY, COMMENT_BODY, HEAD_REF, BASE_REF, REVIEW_PATH, REVIEW_LINE, DIFF_HUNK, ACTOR and REPOSITORY from the event, and BRANCH, BASE, COMMITS (a Markdown list), COMMIT_COUNT, SUMMARY (the agent's final message), OUTPUT (the structured output) and STATUS from the run. Empty means \"Fix #N: TITLE\" with the number and title of the triggering issue, else the subject of the agent's only commit, else \"Sandcastle: BRANCH\". Used only with open-pr: true.",
 		Kind:        KindString,
 	},
 	{
@@ -535,6 +544,12 @@ var Definitions = []Definition{
 		Name:        InputAllowBots,
 		Default:     "false",
 		Description: "Let any bot start runs, not only those in allowed-bots. A bot acts for a GitHub App, which is installed on the repository rather than a collaborator of it, so no permission look-up can check it: any App that can act on the repository would start runs. Off by default, so that one bot's comment cannot set off another run.",
+		Kind:        KindBool,
+	},
+	{
+		Name:        InputAllowForks,
+		Default:     "false",
+		Description: "Let a run on a pull request's own branch (mode pr or review) work on a pull request from a fork. Off by default: the fork's head is code a stranger wrote, so such a pull request is refused (status refused, with the reason, and one comment) before anything is made. With true the head is fetched from this repository's refs/pull/N/head, the agent works on it in the sandbox, and its commits go to a branch of this repository, sandcastle/pr-N-SHA (SHA the head's short commit id), which the run's reply on the pull request links; the fork is never pushed to.",
 		Kind:        KindBool,
 	},
 	{

@@ -48,7 +48,11 @@ func (l *loader) github(strategy BranchStrategy) GitHubConfig {
 		AllowedBots:      l.logins(InputAllowedBots, true),
 		AllowBots:        l.boolean(InputAllowBots),
 		RefuseIfOpenPR:   l.boolean(InputRefuseIfOpenPR),
+		AllowForks:       l.boolean(InputAllowForks),
 		OutputAction:     l.choice(InputOutputAction),
+		OnPullRequest:    l.mode.OnPullRequest,
+		Subjects:         l.mode.Subjects,
+		TriggerNotBefore: l.mode.NotBefore,
 		Relay:            l.boolean(InputGitHubRelay),
 		RelayMaxRequests: int(l.number(InputGitHubRelayMaxRequests, 1, 100000)),
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/review"
 	"github.com/sandcastle-action/sandcastle/internal/triage"
@@ -36,6 +38,11 @@ type Env struct {
 	Stat func(path string) (fs.FileInfo, error)
 	// Agents are the agents the agent input accepts.
 	Agents []AgentInfo
+	// Event is the event that started the run; nil outside Actions, or when it could not be
+	// read, which EventUnread then says (and the caller reports). The implement mode names its
+	// branch after the event's issue.
+	Event       *event.Event
+	EventUnread bool
 }
 
 // AgentInfo is what validation needs to know about one agent, so inputs need not import the
@@ -91,7 +98,7 @@ func Load(raw Raw, env Env) (Config, error) {
 	if !filepath.IsAbs(env.WorkDir) {
 		return Config{}, fmt.Errorf("load inputs: work directory %q is not absolute", env.WorkDir)
 	}
-	l := &loader{raw: raw, env: env}
+	l := &loader{raw: maps.Clone(raw), env: env}
 	for name := range raw {
 		if _, ok := Lookup(name); !ok {
 			hint := didYouMean(name, "")
@@ -104,6 +111,8 @@ func Load(raw Raw, env Env) (Config, error) {
 	slices.SortFunc(l.problems, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 
 	var c Config
+	c.Mode = l.choice(InputMode)
+	l.applyMode(c.Mode)
 	var wdOK bool
 	c.WorkingDirectory, wdOK = l.workingDirectory()
 	l.prompt(&c)
@@ -160,8 +169,9 @@ func Load(raw Raw, env Env) (Config, error) {
 
 // loader collects problems while reading inputs one by one.
 type loader struct {
-	raw      Raw
+	raw      Raw // what was given, less what the mode refused
 	env      Env
+	mode     Mode // the mode's row, whose settings are the defaults of what raw lacks
 	problems []error
 }
 
@@ -178,10 +188,13 @@ func (l *loader) given(name string) (string, bool) {
 	return v, true
 }
 
-// text returns the value of name as given, or its default.
+// text returns the value of name as given, or the mode's, or its default.
 func (l *loader) text(name string) string {
 	if v, ok := l.given(name); ok {
 		return v
+	}
+	if s, ok := l.mode.setting(name); ok {
+		return s.Value
 	}
 	d, _ := Lookup(name)
 	return d.Default
@@ -346,8 +359,12 @@ func (l *loader) prompt(c *Config) {
 	switch {
 	case hasInline && hasFile:
 		l.problem(InputPrompt, "prompt and prompt-file are both set; use one of them")
+	case !hasInline && !hasFile && l.mode.Prompt != "":
+		c.Prompt, c.BuiltInPrompt = l.mode.Prompt, true
+	case !hasInline && !hasFile && l.mode.Name == "":
+		// The mode is invalid, and its problem says enough: a valid one may have had a prompt.
 	case !hasInline && !hasFile:
-		l.problem(InputPrompt, "no prompt given; set prompt (inline text) or prompt-file (a template file)")
+		l.problem(InputPrompt, "no prompt given; set prompt (inline text) or prompt-file (a template file), or a mode with a built-in prompt")
 	case hasInline:
 		c.Prompt = inline
 	case file == "":
@@ -445,6 +462,9 @@ func (l *loader) sandbox() string {
 
 func (l *loader) branch(strategy BranchStrategy) string {
 	v := l.single(InputBranch)
+	if v == "" && strategy == StrategyBranch && l.mode.IssueBranch {
+		return l.issueBranch()
+	}
 	switch {
 	case strategy == "":
 		// The strategy's own problem says enough.

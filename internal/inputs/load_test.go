@@ -17,6 +17,7 @@ func TestLoad_defaults(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 	want := Config{
+		Mode:              ModeRun,
 		Prompt:            "Fix the bug.",
 		CompletionSignals: []string{"<promise>COMPLETE</promise>"},
 		MaxIterations:     1,
@@ -150,6 +151,7 @@ func TestLoad_everyInputSet(t *testing.T) {
 		InputAllowedBots:              "dependabot[bot],renovate",
 		InputAllowBots:                "true",
 		InputRefuseIfOpenPR:           "no",
+		InputAllowForks:               "true",
 		InputOutputAction:             "triage",
 		InputAllowedLabels:            "bug\nQuestion, BUG\n",
 		InputMaxActions:               "5",
@@ -157,12 +159,14 @@ func TestLoad_everyInputSet(t *testing.T) {
 		InputTriagePullRequests:       "true",
 		InputGitHubRelay:              "false",
 		InputGitHubRelayMaxRequests:   "50",
+		InputMode:                     ModeRun,
 	}
 	got, err := Load(raw, env)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
 	want := Config{
+		Mode:              ModeRun,
 		Prompt:            "Fix {{ISSUE}} on {{SOURCE_BRANCH}}.\n",
 		PromptFile:        "/repo/prompts/fix.md",
 		PromptArgs:        map[string]string{"ISSUE": "42", "TITLE": "Crash on start"},
@@ -243,6 +247,7 @@ func TestLoad_everyInputSet(t *testing.T) {
 			AllowedBots:      []string{"dependabot[bot]", "renovate"},
 			AllowBots:        true,
 			RefuseIfOpenPR:   false,
+			AllowForks:       true,
 			OutputAction:     OutputActionTriage,
 			Triage:           TriageConfig{AllowedLabels: []string{"bug", "Question"}, MaxActions: 5, TriagedLabel: "triaged", PullRequests: true},
 			RelayMaxRequests: 50,

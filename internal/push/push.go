@@ -330,8 +330,8 @@ func (o Options) validate() error {
 	default:
 		return fmt.Errorf("push: unknown mode %q (want auto, force or lease)", o.Mode)
 	}
-	if o.Dir == "" {
-		return errors.New("push: no repository directory")
+	if err := o.validateRemote(); err != nil {
+		return err
 	}
 	if err := gitref.Check(o.Branch); err != nil {
 		return fmt.Errorf("push: branch: %w", err)
@@ -344,6 +344,20 @@ func (o Options) validate() error {
 			return fmt.Errorf("push: the recovery branch must differ from %s", o.Branch)
 		}
 	}
+	if o.Lease != "" && !isCommitID(o.Lease) {
+		return fmt.Errorf("push: lease %q is not a full commit id", o.Lease)
+	}
+	if o.Since != "" && !isCommitID(o.Since) {
+		return fmt.Errorf("push: since %q is not a full commit id", o.Since)
+	}
+	return nil
+}
+
+// validateRemote checks where git goes: the repository, the remote, and the token's URL.
+func (o Options) validateRemote() error {
+	if o.Dir == "" {
+		return errors.New("push: no repository directory")
+	}
 	if strings.HasPrefix(o.Remote, "-") || strings.ContainsFunc(o.Remote, isSpaceOrControl) {
 		return fmt.Errorf("push: %q is not a remote name", o.Remote)
 	}
@@ -352,12 +366,6 @@ func (o Options) validate() error {
 	}
 	if o.Token != "" && hasPassword(o.URL) {
 		return fmt.Errorf("push: the remote's URL %s carries a password; the token is the only credential", redactURL(o.URL))
-	}
-	if o.Lease != "" && !isCommitID(o.Lease) {
-		return fmt.Errorf("push: lease %q is not a full commit id", o.Lease)
-	}
-	if o.Since != "" && !isCommitID(o.Since) {
-		return fmt.Errorf("push: since %q is not a full commit id", o.Since)
 	}
 	return nil
 }
@@ -472,24 +480,24 @@ func (p pusher) recover(ctx context.Context, sha, branch string) error {
 
 // remoteSHA returns where the remote branch is now, "" when unknown or gone.
 func (p pusher) remoteSHA(ctx context.Context, branch string) string {
-	sha, _ := p.lookup(ctx, branch)
+	sha, _ := p.lookup(ctx, "refs/heads/"+branch, branch)
 	return sha
 }
 
-// lookup asks the remote where branch is: "" with no error when it has no such branch. An
-// error means the remote could not be asked (network, token, server).
-func (p pusher) lookup(ctx context.Context, branch string) (string, error) {
+// lookup asks the remote where ref (a full ref name; what, for messages) is: "" with no error
+// when it has no such ref. An error means the remote could not be asked (network, token,
+// server).
+func (p pusher) lookup(ctx context.Context, ref, what string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	ref := "refs/heads/" + branch
 	out, err := p.git.Run(ctx, "ls-remote", "--end-of-options", p.remote, ref)
 	if err != nil {
 		var ge *git.Error
 		if errors.As(err, &ge) && authFailed(ge.Stderr) {
 			return "", fmt.Errorf("read %s on %s: %w; check github-token may read the repository (git: %s)",
-				branch, p.name, ErrAuthentication, p.creds.redact(lastLine(ge.Stderr)))
+				what, p.name, ErrAuthentication, p.creds.redact(lastLine(ge.Stderr)))
 		}
-		return "", fmt.Errorf("read %s on %s: %w", branch, p.name, p.creds.redactErr(err))
+		return "", fmt.Errorf("read %s on %s: %w", what, p.name, p.creds.redactErr(err))
 	}
 	// ls-remote matches the pattern against the end of every ref name: only the exact ref counts.
 	for line := range strings.Lines(out) {

@@ -1059,3 +1059,42 @@ func BenchmarkPush_with_token(b *testing.B) {
 		}
 	}
 }
+
+// TestFetchPull_brings_a_forks_head_into_a_shallow_checkout: GitHub keeps the head of every
+// pull request, a fork's too, as refs/pull/<n>/head of the base repository. A depth-1 checkout
+// of main fetches it, with the token, whatever history it branched from, under the same name;
+// its commit is what the remote has.
+func TestFetchPull_brings_a_forks_head_into_a_shallow_checkout(t *testing.T) {
+	t.Parallel()
+	f := newShallowFixture(t)
+	head := f.setRemoteBranch("fork-feature", f.main) // someone's commit on top of main…
+	f.git(f.remote, "update-ref", "refs/pull/7/head", head)
+	f.git(f.remote, "update-ref", "-d", "refs/heads/fork-feature") // …known only as the pull request's head
+
+	sha, err := push.FetchPull(t.Context(), f.options(inputs.PushAuto), 7)
+	if err != nil || sha != head {
+		t.Fatalf("FetchPull = %q, %v; want %s", sha, err, head)
+	}
+	if got := f.git(f.dir, "rev-parse", "refs/pull/7/head"); got != head {
+		t.Errorf("refs/pull/7/head = %s, want %s", got, head)
+	}
+	if got := f.git(f.dir, "log", "-1", "--format=%s", head); got != "someone else's work" {
+		t.Errorf("the fetched head's commit reads %q", got)
+	}
+	f.checkLocal()
+
+	if _, err := push.FetchPull(t.Context(), f.options(inputs.PushAuto), 8); err == nil || !strings.Contains(err.Error(), "fetch pull request #8 from origin: it has no refs/pull/8/head") {
+		t.Errorf("FetchPull of a pull request the remote lacks: %v", err)
+	}
+	o := f.options(inputs.PushAuto)
+	o.Token = wrongToken
+	_, err = push.FetchPull(t.Context(), o, 7)
+	if !errors.Is(err, push.ErrAuthentication) || !strings.Contains(err.Error(), "read pull request #7 on origin") {
+		t.Errorf("FetchPull with a wrong token: %v, want an authentication error naming the pull request", err)
+	}
+	checkNoToken(t, err)
+	o.Token, o.URL = "", ""
+	if _, err := push.FetchPull(t.Context(), o, 7); err == nil || !strings.Contains(err.Error(), "no token to authenticate with") {
+		t.Errorf("FetchPull without a token: %v", err)
+	}
+}

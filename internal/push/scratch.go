@@ -95,36 +95,65 @@ func Fetch(ctx context.Context, o Options) (found bool, err error) {
 	if err := o.validate(); err != nil {
 		return false, err
 	}
+	ref := "refs/heads/" + o.Branch
+	sha, err := o.fetch(ctx, ref, "refs/remotes/"+o.Remote+"/"+o.Branch, o.Branch)
+	return sha != "", err
+}
+
+// FetchPull brings the head of pull request number, refs/pull/<number>/head on the remote
+// (where GitHub keeps the head of a pull request from a fork too), into the repository at o.Dir
+// under the same name, and returns its commit. It authenticates as Fetch does; o.Branch and
+// o.Mode are not used. A pull request the remote does not have is an error. Fetching runs
+// nothing of what the head holds: git only stores its objects (see package git).
+func FetchPull(ctx context.Context, o Options, number int) (string, error) {
+	o = o.withDefaults()
+	if err := o.validateRemote(); err != nil {
+		return "", err
+	}
+	what := fmt.Sprintf("pull request #%d", number)
+	ref := fmt.Sprintf("refs/pull/%d/head", number)
+	sha, err := o.fetch(ctx, ref, ref, what)
+	if err == nil && sha == "" {
+		err = fmt.Errorf("fetch %s from %s: it has no %s", what, o.Remote, ref)
+	}
+	return sha, err
+}
+
+// fetch brings ref from the remote into the repository as local, and returns its commit; ""
+// with no error when the remote has no such ref. what names it in messages.
+func (o Options) fetch(ctx context.Context, ref, local, what string) (string, error) {
 	creds, err := newCredentials(o.ServerURL, o.Token)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	if creds.token == "" {
-		return false, fmt.Errorf("fetch %s from %s: no token to authenticate with", o.Branch, o.Remote)
+		return "", fmt.Errorf("fetch %s from %s: no token to authenticate with", what, o.Remote)
 	}
 	if !creds.serves(o.URL) {
-		return false, fmt.Errorf("fetch %s refused: its URL %s is not on %s, the only server the token is for", o.Branch, redactURL(o.URL), creds.server)
+		return "", fmt.Errorf("fetch %s refused: its URL %s is not on %s, the only server the token is for", what, redactURL(o.URL), creds.server)
 	}
 	src := git.New(o.Dir, o.Env).WithConfig(o.GitConfig...)
 	s, err := newScratch(ctx, src, creds.environ(o.Env), o.scratchConfig(creds))
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	defer s.remove()
 	ctx, cancel := context.WithTimeout(ctx, pushTimeout)
 	defer cancel()
-	ref := "refs/heads/" + o.Branch
 	p := pusher{git: s.git, remote: o.URL, name: o.Remote, creds: creds}
-	sha, err := p.lookup(ctx, o.Branch)
+	sha, err := p.lookup(ctx, ref, what)
 	if err != nil || sha == "" {
-		return false, err
+		return "", err
 	}
 	if _, err := s.git.Run(ctx, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", o.URL, "+"+ref+":"+ref); err != nil {
-		return false, fmt.Errorf("fetch %s from %s: %w", o.Branch, o.Remote, creds.redactErr(err))
+		return "", fmt.Errorf("fetch %s from %s: %w", what, o.Remote, creds.redactErr(err))
 	}
-	tracking := "refs/remotes/" + o.Remote + "/" + o.Branch
-	if _, err := src.Run(ctx, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", s.dir, "+"+ref+":"+tracking); err != nil {
-		return false, fmt.Errorf("fetch %s from %s: %w", o.Branch, o.Remote, err)
+	if _, err := src.Run(ctx, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", s.dir, "+"+ref+":"+local); err != nil {
+		return "", fmt.Errorf("fetch %s from %s: %w", what, o.Remote, err)
 	}
-	return true, nil
+	// What was fetched, which someone's push may have moved on since the remote was asked.
+	if sha, err = src.Resolve(ctx, local); err != nil {
+		return "", fmt.Errorf("fetch %s from %s: %w", what, o.Remote, err)
+	}
+	return sha, nil
 }

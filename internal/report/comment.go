@@ -15,6 +15,7 @@ type comment struct {
 	status        Status // once the run ended
 	reason        string // why the run failed or was refused
 	branch        string
+	branchURL     string // branch's page: a branch of this repository in place of a fork's
 	pushed        bool
 	recovery      string // the remote branch that took the commits instead of branch; reason says why
 	kept          bool   // branch is the local branch that holds the commits after a failed merge
@@ -45,7 +46,7 @@ func (p Progress) Comment() string {
 // event.
 func (o Outcome) Comment() string {
 	c := comment{phase: phaseDone, iteration: len(o.Iterations), maxIterations: o.MaxIterations,
-		commits: len(o.Commits), status: o.Status, branch: o.Branch, pushed: o.Pushed,
+		commits: len(o.Commits), status: o.Status, branch: o.Branch, branchURL: o.BranchURL, pushed: o.Pushed,
 		recovery: o.RecoveryBranch, kept: o.Kept, prNumber: o.PRNumber, prURL: o.PRURL,
 		prNote: o.PRNote, runURL: o.RunURL}
 	switch {
@@ -86,6 +87,8 @@ func (c comment) body() string {
 			switch {
 			case c.recovery != "":
 				what += " pushed to the recovery branch " + code(c.recovery) + " instead of " + code(c.branch)
+			case c.branchURL != "":
+				what += " pushed to " + link(c.branch, c.branchURL) + ", a branch of this repository: the fork's branch is never pushed to"
 			case c.pushed:
 				what += " pushed to " + code(c.branch)
 			case c.kept:

@@ -44,6 +44,8 @@ func TestCommentGolden(t *testing.T) {
 		{"failed_nothing_done", Outcome{Status: StatusFailed, Iterations: iterationsOf(1), Failure: "agent exited with code 1: <b>boom</b>"}.Comment()},
 		{"failed_merge_kept_branch", Outcome{Status: StatusFailed, Iterations: iterationsOf(1), Commits: commits(2), Branch: "sandcastle/20260102-150405-a1b2c3", Kept: true,
 			Failure: "workspace: merge sandcastle/20260102-150405-a1b2c3 into main: conflict"}.Comment()},
+		{"done_on_a_forks_pull_request", Outcome{Status: StatusComplete, Iterations: iterationsOf(1), MaxIterations: 5, Commits: commits(2),
+			Branch: "sandcastle/pr-7-abc1234", BranchURL: "https://github.com/o/r/tree/sandcastle/pr-7-abc1234", Pushed: true, RunURL: run}.Comment()},
 		{"refused", Outcome{Status: StatusRefused, RefusalReason: "octocat has read permission; write is needed"}.Comment()},
 	}
 	for _, tt := range tests {

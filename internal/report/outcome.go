@@ -60,7 +60,10 @@ type Outcome struct {
 	GitGuarded  bool
 	RestoredGit []string
 
-	Pushed         bool
+	Pushed bool
+	// BranchURL is Branch's page in this repository, which the comment links, once the run
+	// pushed to that branch of its own in place of a fork's pull request branch; "" otherwise.
+	BranchURL      string
 	RecoveryBranch string // the remote branch that took the commits instead of Branch
 	PRNumber       int    // 0 when no pull request was opened or updated
 	PRURL          string

@@ -56,6 +56,10 @@ var leftOut = map[string]map[string]string{
 		"outputs": "restored-git-files says what was put back",
 		"comment": "the job summary and the annotations say what the agent changed",
 	},
+	"BranchURL": {
+		"outputs": "the branch output names the branch, in the repository a later step knows",
+		"summary": "the Branch row names the branch",
+	},
 	"RestoredGit":    {"comment": "the job summary and the annotations say what the agent changed"},
 	"PRNote":         {"outputs": "the log says it too", "summary": "the log says it too"},
 	"CommentURL":     {"comment": "the comment is where it points"},

@@ -1,6 +1,7 @@
 // Package scaffold writes the starter files of `sandcastle init` into a repository: the sandbox
-// image's Dockerfile, a prompt template, the .sandcastle/ ignore and env example files, and a
-// GitHub workflow that runs the action on labelled issues.
+// image's Dockerfile, the .sandcastle/ ignore and env example files, and either a prompt
+// template with a GitHub workflow that runs the action on labelled issues, or one workflow for
+// each mode asked for (implement, pr, review, triage), which runs the mode's built-in prompt.
 //
 // The files come from templates embedded in the binary. The Dockerfile starts from the agent's
 // published sandbox image of this release (internal/release), which carries the agent CLI; the

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/release"
 )
 
@@ -26,9 +27,25 @@ var templates embed.FS
 type Options struct {
 	// Agent is the agent CLI the image installs, one of Agents(); empty means DefaultAgent.
 	Agent string
+	// Modes are the modes to write a workflow for, each .github/workflows/sandcastle-<mode>.yml
+	// with the mode's built-in prompt; one of Modes(). None writes the starter workflow of
+	// the run mode with a prompt file of its own, .sandcastle/prompt.md.
+	Modes []string
 	// Force overwrites files that exist. Without it, any existing file is an error and nothing
 	// is written.
 	Force bool
+}
+
+// Modes returns the modes Options.Modes accepts: those of the mode table that have a workflow
+// of their own, in its order.
+func Modes() []string {
+	var names []string
+	for _, m := range inputs.Modes {
+		if m.Name != inputs.ModeRun {
+			names = append(names, m.Name)
+		}
+	}
+	return names
 }
 
 // ExistError is returned when starter files exist and Options.Force is not set. It matches
@@ -105,7 +122,7 @@ type file struct {
 // paths relative to dir in the order written. On error it returns no paths, and the files it
 // created are removed again.
 func Write(dir string, o Options) ([]string, error) {
-	files, err := render(o.Agent)
+	files, err := render(o.Agent, o.Modes)
 	if err != nil {
 		return nil, err
 	}
@@ -162,8 +179,11 @@ func writeFile(path string, content []byte, force bool) error {
 	return f.Close()
 }
 
-// render returns the starter files for agent, in the order Write writes them.
-func render(agent string) ([]file, error) {
+// source is a starter file and the template it is rendered from.
+type source struct{ path, template string }
+
+// render returns the starter files for agent and modes, in the order Write writes them.
+func render(agent string, modes []string) ([]file, error) {
 	if agent == "" {
 		agent = DefaultAgent
 	}
@@ -176,12 +196,21 @@ func render(agent string) ([]file, error) {
 		Agent, Image, ActionRef, CheckoutRef string
 	}{a, agent, release.SandboxImage(agent), ActionRef, CheckoutRef}
 
-	sources := []struct{ path, template string }{
-		{".sandcastle/Dockerfile", "Dockerfile"},
-		{".sandcastle/prompt.md", "prompt.md"},
-		{".sandcastle/.gitignore", "gitignore"},
-		{".sandcastle/.env.example", "env.example"},
-		{".github/workflows/sandcastle.yml", "sandcastle.yml"},
+	sources := []source{{".sandcastle/Dockerfile", "Dockerfile"}}
+	if len(modes) == 0 {
+		sources = append(sources, source{".sandcastle/prompt.md", "prompt.md"})
+	}
+	sources = append(sources, source{".sandcastle/.gitignore", "gitignore"}, source{".sandcastle/.env.example", "env.example"})
+	if len(modes) == 0 {
+		sources = append(sources, source{".github/workflows/sandcastle.yml", "sandcastle.yml"})
+	}
+	for _, m := range modes {
+		if !slices.Contains(Modes(), m) {
+			return nil, fmt.Errorf("scaffold for mode %q: no such mode with a workflow; valid modes are %s (run, the default, is what init writes without a mode)", m, strings.Join(Modes(), ", "))
+		}
+		if p := ".github/workflows/sandcastle-" + m + ".yml"; !slices.ContainsFunc(sources, func(s source) bool { return s.path == p }) {
+			sources = append(sources, source{p, "workflow-" + m + ".yml"})
+		}
 	}
 	files := make([]file, 0, len(sources))
 	for _, s := range sources {

@@ -49,28 +49,30 @@ type GitHub struct {
 	APIURL     string // URL + "/api/v3": GITHUB_API_URL
 	GraphQLURL string // URL + "/api/graphql": GITHUB_GRAPHQL_URL
 
-	t             testing.TB
-	token         string
-	owner, repo   string
-	mux           *http.ServeMux
-	mu            sync.Mutex
-	endpoints     map[string]bool // "METHOD /path" patterns served
-	calls         map[string]int
-	bodies        map[string][]string
-	failures      map[string][]failure
-	permissions   map[string]string // lower-case login → role
-	numbers       map[int]bool      // issue and pull request numbers in use
-	prs           []FakePR          // by number
-	comments      []FakeComment     // by ID
-	labels        map[int][]string
-	linked        map[int][]FakeLinkedPR
-	issues        map[int]*FakeIssue
-	files         map[int][]FakeFile
-	reviews       []FakeReview
-	log           []string // "METHOD /path" of every request, in arrival order
-	nextCommentID int64
-	noDrafts      bool // drafts are not supported here, as in private repositories on Free and Pro
-	noActionsPRs  bool // "Allow GitHub Actions to create and approve pull requests" is off
+	t              testing.TB
+	token          string
+	owner, repo    string
+	mux            *http.ServeMux
+	mu             sync.Mutex
+	endpoints      map[string]bool // "METHOD /path" patterns served
+	calls          map[string]int
+	bodies         map[string][]string
+	failures       map[string][]failure
+	permissions    map[string]string // lower-case login → role
+	numbers        map[int]bool      // issue and pull request numbers in use
+	prs            []FakePR          // by number
+	comments       []FakeComment     // by ID
+	labels         map[int][]string
+	linked         map[int][]FakeLinkedPR
+	issues         map[int]*FakeIssue
+	files          map[int][]FakeFile
+	reviews        []FakeReview
+	reviewComments []FakeReviewComment // by ID, replies included
+	reactions      []FakeReaction      // by ID, those taken off gone
+	log            []string            // "METHOD /path" of every request, in arrival order
+	nextCommentID  int64
+	noDrafts       bool // drafts are not supported here, as in private repositories on Free and Pro
+	noActionsPRs   bool // "Allow GitHub Actions to create and approve pull requests" is off
 }
 
 // FakePR is a pull request as the fake holds it.
@@ -84,6 +86,9 @@ type FakePR struct {
 	State  string // open or closed
 	URL    string // html_url
 	Edits  int    // PATCH requests that reached it
+	// HeadSHA is the head's commit. The head's repository is the fake's when Head is on its
+	// owner, else a fork of the same name under Head's owner.
+	HeadSHA string
 }
 
 // FakeComment is an issue or pull request comment as the fake holds it.
@@ -163,6 +168,13 @@ func NewGitHub(t testing.TB, token, repo string) *GitHub {
 	g.route("GET /repos/{owner}/{repo}/pulls/{number}/reviews", g.listReviews)
 	g.route("POST /repos/{owner}/{repo}/pulls/{number}/reviews", g.createReview)
 	g.route("GET /repos/{owner}/{repo}/pulls/{number}/comments", g.listReviewComments)
+	g.route("GET /repos/{owner}/{repo}/pulls/{number}", g.getPR)
+	g.route("POST /repos/{owner}/{repo}/pulls/{number}/comments/{id}/replies", g.replyToReviewComment)
+	g.route("PATCH /repos/{owner}/{repo}/pulls/comments/{id}", g.editReviewComment)
+	g.route("POST /repos/{owner}/{repo}/issues/comments/{id}/reactions", g.reactTo(false))
+	g.route("POST /repos/{owner}/{repo}/pulls/comments/{id}/reactions", g.reactTo(true))
+	g.route("DELETE /repos/{owner}/{repo}/issues/comments/{id}/reactions/{reaction}", g.unreact(false))
+	g.route("DELETE /repos/{owner}/{repo}/pulls/comments/{id}/reactions/{reaction}", g.unreact(true))
 	g.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("fake GitHub: no handler for %s %s%s", r.Method, apiPrefix, r.URL.Path)
 		writeError(w, http.StatusNotFound, "Not Found")
@@ -609,18 +621,24 @@ func commentBody(w http.ResponseWriter, body []byte) (string, bool) {
 func (g *GitHub) editComment(w http.ResponseWriter, r *http.Request, body []byte) {
 	id, ok := pathNumber(r, "id")
 	i := slices.IndexFunc(g.comments, func(c FakeComment) bool { return c.ID == id })
-	if !ok || i < 0 {
+	editText(w, ok && i >= 0, body, func(text string) any {
+		c := &g.comments[i]
+		c.Body = text
+		c.Edits++
+		return g.commentJSON(*c)
+	})
+}
+
+// editText answers a request that replaces a comment's body: 404 when the comment was not
+// found, 422 for an empty body, else edit's answer to the new text.
+func editText(w http.ResponseWriter, found bool, body []byte, edit func(text string) any) {
+	if !found {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	text, ok := commentBody(w, body)
-	if !ok {
-		return
+	if text, ok := commentBody(w, body); ok {
+		respond(w, http.StatusOK, edit(text))
 	}
-	c := &g.comments[i]
-	c.Body = text
-	c.Edits++
-	respond(w, http.StatusOK, g.commentJSON(*c))
 }
 
 func (g *GitHub) addLabels(w http.ResponseWriter, r *http.Request, body []byte) {
@@ -763,6 +781,10 @@ func (g *GitHub) htmlURL(kind string, n int) string {
 
 func (g *GitHub) prJSON(pr FakePR) map[string]any {
 	headOwner, branch, _ := strings.Cut(pr.Head, ":")
+	repo := func(owner string) map[string]any {
+		return map[string]any{"name": g.repo, "full_name": owner + "/" + g.repo, "owner": map[string]any{"login": owner},
+			"fork": !strings.EqualFold(owner, g.owner), "clone_url": g.URL + "/" + owner + "/" + g.repo + ".git"}
+	}
 	return map[string]any{
 		"number":   pr.Number,
 		"state":    pr.State,
@@ -772,8 +794,8 @@ func (g *GitHub) prJSON(pr FakePR) map[string]any {
 		"html_url": pr.URL,
 		"url":      fmt.Sprintf("%s/repos/%s/%s/pulls/%d", g.APIURL, g.owner, g.repo, pr.Number),
 		"user":     map[string]any{"login": appLogin},
-		"head":     map[string]any{"label": pr.Head, "ref": branch, "user": map[string]any{"login": headOwner}},
-		"base":     map[string]any{"label": g.owner + ":" + pr.Base, "ref": pr.Base},
+		"head":     map[string]any{"label": pr.Head, "ref": branch, "sha": pr.HeadSHA, "user": map[string]any{"login": headOwner}, "repo": repo(headOwner)},
+		"base":     map[string]any{"label": g.owner + ":" + pr.Base, "ref": pr.Base, "repo": repo(g.owner)},
 	}
 }
 

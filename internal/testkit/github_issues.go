@@ -38,15 +38,24 @@ type FakeReview struct {
 	Comments []FakeReviewComment
 }
 
-// FakeReviewComment is a comment of a review on one line of the diff.
+// FakeReviewComment is a review comment on one line of a pull request's diff: one of a review,
+// or a reply in the thread another one started.
 type FakeReviewComment struct {
-	ID       int64
-	ReviewID int64
-	PR       int
-	Path     string
-	Line     int
-	Side     string // LEFT or RIGHT
-	Body     string
+	ID        int64
+	ReviewID  int64 // the review it belongs to; 0 for one added with AddReviewComment
+	InReplyTo int64 // the thread's first comment, for a reply; 0 for that one
+	PR        int
+	Path      string
+	Line      int
+	Side      string // LEFT or RIGHT
+	DiffHunk  string
+	Body      string
+	URL       string // html_url
+	Edits     int    // PATCH requests that reached it
+	// Author wrote it: appLogin for comments made through the API. AuthorAssociation is GitHub's
+	// relation of the author to the repository.
+	Author            string
+	AuthorAssociation string
 }
 
 // AddIssue adds an issue, as if opened before the test, with labels. Number 0 means the next.
@@ -94,6 +103,11 @@ func (g *GitHub) Reviews(number int) []FakeReview {
 	var out []FakeReview
 	for _, r := range g.reviews {
 		if r.PR == number {
+			for _, c := range g.reviewComments {
+				if c.ReviewID == r.ID {
+					r.Comments = append(r.Comments, c)
+				}
+			}
 			out = append(out, r)
 		}
 	}
@@ -231,12 +245,9 @@ func (g *GitHub) listReviews(w http.ResponseWriter, r *http.Request, _ []byte) {
 func (g *GitHub) listReviewComments(w http.ResponseWriter, r *http.Request, _ []byte) {
 	n, _ := pathNumber(r, "number")
 	out := []map[string]any{}
-	for _, rv := range g.reviews {
-		for _, c := range rv.Comments {
-			if c.PR == int(n) {
-				out = append(out, map[string]any{"id": c.ID, "pull_request_review_id": c.ReviewID, "path": c.Path, "line": c.Line, "side": c.Side, "body": c.Body,
-					"user": map[string]any{"login": appLogin, "type": "Bot"}})
-			}
+	for _, c := range g.reviewComments {
+		if c.PR == int(n) {
+			out = append(out, g.reviewCommentJSON(c))
 		}
 	}
 	respond(w, http.StatusOK, paginate(w, r, g.APIURL, out))
@@ -295,9 +306,13 @@ func (g *GitHub) createReview(w http.ResponseWriter, r *http.Request, body []byt
 			})
 			return
 		}
-		rv.Comments = append(rv.Comments, FakeReviewComment{ID: g.nextCommentID, ReviewID: rv.ID, PR: int(n), Path: c.Path, Line: c.Line, Side: side, Body: c.Body})
-		g.nextCommentID++
+		rv.Comments = append(rv.Comments, FakeReviewComment{ReviewID: rv.ID, PR: int(n), Path: c.Path, Line: c.Line, Side: side, Body: c.Body,
+			Author: appLogin, AuthorAssociation: "NONE"})
 	}
+	for _, c := range rv.Comments {
+		g.addReviewComment(c)
+	}
+	rv.Comments = nil // kept with the other review comments; Reviews puts them back
 	g.reviews = append(g.reviews, rv)
 	respond(w, http.StatusOK, map[string]any{"id": rv.ID, "body": rv.Body, "state": reviewState(rv.Event),
 		"html_url": fmt.Sprintf("%s#pullrequestreview-%d", g.htmlURL("pull", int(n)), rv.ID)})

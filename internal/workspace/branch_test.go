@@ -301,3 +301,47 @@ func TestBranch_not_on_origin_is_quiet(t *testing.T) {
 		}
 	}
 }
+
+// TestBranch_of_a_pull_request starts a branch neither the repository nor origin has from the
+// pull request's head, refs/pull/<n>/head on origin, which a fork's head is known as alone;
+// a branch origin has (an earlier run's) is continued instead, and the head is not fetched.
+func TestBranch_of_a_pull_request(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	other := f.clone()
+	head := f.commit(other, "fork.txt", "a stranger's change\n", "Fork work")
+	f.git(other, "push", "-q", "origin", "HEAD:refs/pull/7/head")
+
+	o := f.branchOpts("sandcastle/pr-7-" + head[:7])
+	o.Pull = 7
+	w := f.prepare(o)
+	if got := f.git(w.Dir, "rev-parse", "HEAD"); got != head {
+		t.Errorf("new branch starts at %s, want the pull request's head %s", got, head)
+	}
+	if got := f.git(f.dir, "rev-parse", "refs/pull/7/head"); got != head {
+		t.Errorf("refs/pull/7/head = %s, want %s", got, head)
+	}
+	f.finish(w)
+
+	// An earlier run pushed the branch: it goes on from there, and the head is not read again.
+	f.git(other, "push", "-q", "origin", "HEAD:refs/heads/continued")
+	pushed := f.commit(other, "more.txt", "more\n", "Earlier run")
+	f.git(other, "push", "-q", "origin", "HEAD:refs/heads/continued")
+	o = f.branchOpts("continued")
+	o.Pull = 8 // origin has no refs/pull/8/head: fetching it would fail
+	w = f.prepare(o)
+	if got := f.git(w.Dir, "rev-parse", "HEAD"); got != pushed {
+		t.Errorf("branch on origin: worktree at %s, want origin's tip %s", got, pushed)
+	}
+	f.finish(w)
+
+	o = f.branchOpts("sandcastle/pr-9")
+	o.Pull = 9
+	before := f.branches()
+	if _, err := workspace.Prepare(t.Context(), f.env, o); err == nil || !strings.Contains(err.Error(), "the head of pull request #9, which sandcastle/pr-9 starts from") {
+		t.Errorf("Prepare with a pull request origin lacks = %v, want the fetch's error", err)
+	}
+	if got := f.branches(); !slices.Equal(got, before) || len(f.managedDirs()) != 0 {
+		t.Errorf("a failed Prepare left branches %q (before %q) or worktrees %q", got, before, f.managedDirs())
+	}
+}

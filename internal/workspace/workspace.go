@@ -40,8 +40,17 @@ type Options struct {
 	// repository's configuration taking part. A branch the remote lacks is (false, nil); an
 	// error means the remote could not be read, and stops Prepare.
 	Fetch func(ctx context.Context, branch string) (found bool, err error)
-	Log   *slog.Logger     // nil: discard
-	Now   func() time.Time // nil: time.Now
+	// Pull is, for a branch strategy run on a pull request's own branch, the pull request's
+	// number: a branch that neither the repository nor origin has starts from its head, which
+	// FetchPull brings in, rather than from HEAD. 0 means HEAD.
+	Pull int
+	// FetchPull brings refs/pull/<n>/head from origin into the repository (GitHub keeps the head
+	// of every pull request there, a fork's too) and returns its commit; nil means git fetch
+	// origin with the repository's own setup (see fetchPullOrigin). The Action passes one that
+	// authenticates with its token, as it does for Fetch.
+	FetchPull func(ctx context.Context, n int) (string, error)
+	Log       *slog.Logger     // nil: discard
+	Now       func() time.Time // nil: time.Now
 }
 
 // Workspace is a prepared checkout. Finish must be called once the agent is done.
@@ -58,6 +67,8 @@ type Workspace struct {
 	config []string // Options.GitConfig, which the agent's git gets too
 
 	fetchRemote func(ctx context.Context, branch string) (bool, error)
+	pull        int // Options.Pull
+	fetchPull   func(ctx context.Context, n int) (string, error)
 	start       string // merge-to-head: the commit the temporary branch started from
 
 	createdWorktree bool
@@ -113,7 +124,12 @@ func Prepare(ctx context.Context, env []string, o Options) (_ *Workspace, err er
 	if fetch == nil {
 		fetch = fetchOrigin(host)
 	}
-	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, fetchRemote: fetch, log: log, config: o.GitConfig}
+	fetchPull := o.FetchPull
+	if fetchPull == nil {
+		fetchPull = fetchPullOrigin(host)
+	}
+	w := &Workspace{Target: target, Strategy: o.Strategy, host: host, fetchRemote: fetch, pull: o.Pull, fetchPull: fetchPull,
+		log: log, config: o.GitConfig}
 	// What Prepare adds to the repository outside a worktree goes again when it fails.
 	madeDirs := missingDirs(filepath.Join(top, ".sandcastle"), managedRoot(top), lockDir(top))
 	unexclude, err := excludeManaged(gctx, host)
@@ -228,6 +244,18 @@ func fetchOrigin(host git.Repo) func(ctx context.Context, branch string) (bool, 
 		}
 		_, err = host.Run(ctx, "fetch", "--quiet", "--no-tags", "origin", "+"+ref+":refs/remotes/origin/"+branch)
 		return err == nil, err
+	}
+}
+
+// fetchPullOrigin returns the default Options.FetchPull: git fetch from origin in the host
+// repository, as the user configured it, into refs/pull/<n>/head.
+func fetchPullOrigin(host git.Repo) func(ctx context.Context, n int) (string, error) {
+	return func(ctx context.Context, n int) (string, error) {
+		ref := fmt.Sprintf("refs/pull/%d/head", n)
+		if _, err := host.Run(ctx, "fetch", "--quiet", "--no-tags", "origin", "+"+ref+":"+ref); err != nil {
+			return "", fmt.Errorf("fetch pull request #%d from origin: %w", n, err)
+		}
+		return host.Resolve(ctx, ref)
 	}
 }
 

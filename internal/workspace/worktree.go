@@ -95,13 +95,32 @@ func (w *Workspace) checkoutBranch(ctx context.Context, top string) error {
 		}
 		w.createdBranch = true
 	default:
-		if err := w.add(ctx, path, "-b", branch, path, "HEAD"); err != nil {
+		start, err := w.startOfNew(ctx)
+		if err != nil {
+			return err
+		}
+		if err := w.add(ctx, path, "-b", branch, path, start); err != nil {
 			return err
 		}
 		w.createdBranch = true
 	}
 	w.log.Info("created worktree", "path", path, "branch", branch)
 	return nil
+}
+
+// startOfNew is where a branch the repository and origin lack starts: HEAD, or the head of the
+// pull request the run works on, fetched now.
+func (w *Workspace) startOfNew(ctx context.Context) (string, error) {
+	if w.pull == 0 {
+		return "HEAD", nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	sha, err := w.fetchPull(ctx, w.pull)
+	if err != nil {
+		return "", fmt.Errorf("workspace: the head of pull request #%d, which %s starts from: %w", w.pull, w.Source, err)
+	}
+	return sha, nil
 }
 
 // reuse takes over the managed worktree t, which holds the branch (or its directory).

@@ -1,0 +1,98 @@
+package app
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/scaffold"
+)
+
+// modesTable is the README's table of what each mode sets, made from the mode table: a row for
+// what starts it, the branch it works on, the prompt, then each input a mode sets (blank: the
+// input's own default; "needed": another value is refused).
+func modesTable() string {
+	var modes []inputs.Mode
+	for _, m := range inputs.Modes {
+		if m.Name != inputs.ModeRun {
+			modes = append(modes, m)
+		}
+	}
+	var b strings.Builder
+	row := func(first string, cell func(m inputs.Mode) string) {
+		b.WriteString("| " + first + " |")
+		for _, m := range modes {
+			b.WriteString(" " + cell(m) + " |")
+		}
+		b.WriteString("\n")
+	}
+	row("", func(m inputs.Mode) string { return "`" + m.Name + "`" })
+	row("---", func(inputs.Mode) string { return "---" })
+	row("started by", func(m inputs.Mode) string { return m.Started })
+	row("works on", func(m inputs.Mode) string {
+		switch {
+		case m.IssueBranch:
+			return "a branch `" + inputs.IssueBranchPrefix + "<number>-<title>`"
+		case m.OnPullRequest:
+			return "the pull request's own branch"
+		}
+		return "the checkout, changing no branch"
+	})
+	row("built-in prompt", func(m inputs.Mode) string {
+		return "[" + m.Name + ".md](internal/inputs/prompts/" + m.Name + ".md)"
+	})
+	for _, d := range inputs.Definitions {
+		if !slices.ContainsFunc(modes, func(m inputs.Mode) bool {
+			return slices.ContainsFunc(m.Settings, func(s inputs.Setting) bool { return s.Input == d.Name })
+		}) {
+			continue
+		}
+		row("`"+d.Name+"`", func(m inputs.Mode) string {
+			for _, s := range m.Settings {
+				if s.Input == d.Name {
+					cell := "`" + strings.Join(strings.Split(s.Value, "\n"), "`, `") + "`"
+					if s.Needed != "" {
+						cell += " (needed)"
+					}
+					return cell
+				}
+			}
+			return ""
+		})
+	}
+	return b.String()
+}
+
+// TestREADMEModes: the README's Modes section shows the mode table as it is, each mode's
+// built-in prompt where it links it, and, as the worked example of each mode, exactly the
+// workflow `sandcastle init --mode` writes.
+func TestREADMEModes(t *testing.T) {
+	t.Parallel()
+	readme := readFile(t, filepath.Join("..", "..", "README.md"))
+	if table := modesTable(); !strings.Contains(readme, table) {
+		t.Errorf("README lacks the modes table as the mode table makes it:\n%s", table)
+	}
+	for _, m := range inputs.Modes {
+		if m.Prompt == "" {
+			continue
+		}
+		if got := readFile(t, filepath.Join("..", "inputs", "prompts", m.Name+".md")); got != m.Prompt {
+			t.Errorf("internal/inputs/prompts/%s.md, which README links, is not mode %s's built-in prompt", m.Name, m.Name)
+		}
+	}
+	dir := t.TempDir()
+	if _, err := scaffold.Write(dir, scaffold.Options{Modes: scaffold.Modes()}); err != nil {
+		t.Fatal(err)
+	}
+	var blocks []string
+	for _, b := range yamlBlocks(readme) {
+		blocks = append(blocks, b.text)
+	}
+	for _, m := range scaffold.Modes() {
+		if wf := readFile(t, filepath.Join(dir, ".github", "workflows", "sandcastle-"+m+".yml")); !slices.Contains(blocks, wf) {
+			t.Errorf("README shows no workflow block equal to what sandcastle init --mode %s writes:\n%s", m, wf)
+		}
+	}
+}

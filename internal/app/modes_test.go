@@ -1,0 +1,120 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
+)
+
+// The modes through Main with every real part but the agent CLI (testkit's fake claude on the
+// host): each is given only mode: and what the runner sets.
+
+// pwned lists the pwned-* files that hostileTitle makes where a shell runs it, anywhere under
+// dir.
+func pwned(t *testing.T, dir string) []string {
+	t.Helper()
+	var found []string
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), "pwned") {
+			found = append(found, path)
+		}
+		return nil
+	})
+	return found
+}
+
+// issuePayload is an issues or issue_comment payload about issue 42 by sender; onPR makes the
+// issue a pull request, as GitHub sends a comment on one.
+func issuePayload(sender, title string, onPR bool, fields map[string]any) map[string]any {
+	issue := map[string]any{"number": 42, "title": title, "body": "It crashes on start.", "state": "open", "user": map[string]any{"login": "reporter"}}
+	if onPR {
+		issue["pull_request"] = map[string]any{"url": "https://api.example/pulls/42"}
+	}
+	p := map[string]any{
+		"issue":      issue,
+		"sender":     map[string]any{"login": sender, "type": "User"},
+		"repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}},
+	}
+	for k, v := range fields {
+		p[k] = v
+	}
+	return p
+}
+
+// TestImplementMode: mode implement alone answers a label or a comment on an issue with a
+// branch named after the issue, pushed, a draft pull request that closes it, the progress
+// comment and the label moves; the stranger's title is data throughout. It leaves a comment on
+// a pull request, and another label, to others.
+func TestImplementMode(t *testing.T) {
+	tests := []struct {
+		name    string
+		event   string
+		onPR    bool
+		fields  map[string]any
+		skipped bool
+	}{
+		{name: "label", event: "issues", fields: map[string]any{"action": "labeled", "label": map[string]any{"name": "sandcastle"}}},
+		{name: "comment", event: "issue_comment", fields: map[string]any{"action": "created", "comment": map[string]any{"body": "/sandcastle please"}}},
+		{name: "comment_on_a_pull_request", event: "issue_comment", onPR: true, skipped: true,
+			fields: map[string]any{"action": "created", "comment": map[string]any{"body": "/sandcastle please"}}},
+		{name: "another_label", event: "issues", skipped: true, fields: map[string]any{"action": "labeled", "label": map[string]any{"name": "bug"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			steps := []testkit.Step{commitBash("fix.txt", "fixed", "Fix the crash"), testkit.Text("Fixed the crash on start. " + signal)}
+			if tt.skipped {
+				steps = nil // a claude that fails the test if it runs
+			}
+			a := newFakeAction(t, steps...)
+			g := withGitHub(t, a, ghToken)
+			g.api.SetPermission("maintainer", "write")
+			g.api.SetLabels(42, "sandcastle", "bug")
+			title := "Crash: " + hostileTitle + " ../.. @{u} -rf"
+			g.event(t, tt.event, issuePayload("maintainer", title, tt.onPR, tt.fields))
+			a.input("mode", "implement")
+			before := stateOf(t, a.env, a.dir)
+
+			inv, out := a.runWant(0)
+			branch := inputs.IssueBranch(42, title)
+			if tt.skipped {
+				if out["status"] != "skipped" || len(a.claude.Calls()) != 0 || len(g.api.PRs()) != 0 || len(g.api.Comments(42)) != 0 || g.remoteSHA(t, branch) != "" {
+					t.Errorf("outputs %v; want a skipped run that did nothing", out)
+				}
+				if got := stateOf(t, a.env, a.dir); got != before {
+					t.Errorf("the repository changed:\nbefore %+v\nafter  %+v", before, got)
+				}
+				return
+			}
+			if want := "sandcastle/issue-42-crash-x-touch-pwned-dq-echo-y-touch"; branch != want {
+				t.Fatalf("branch %q, want %q", branch, want)
+			}
+			if out["status"] != "complete" || out["branch"] != branch || out["pushed"] != "true" || g.remoteSHA(t, branch) != out["head-sha"] {
+				t.Errorf("outputs %v; want complete, %s pushed", out, branch)
+			}
+			prs := g.api.PRs()
+			if len(prs) != 1 || prs[0].Head != "octo:"+branch || prs[0].Base != "main" || !prs[0].Draft || !strings.Contains(prs[0].Body, "Closes #42") || !strings.Contains(prs[0].Body, "Fixed the crash on start.") {
+				t.Fatalf("pull requests %+v; want a draft from %s into main that closes #42", prs, branch)
+			}
+			if comments := g.api.Comments(42); len(comments) != 1 || !strings.Contains(comments[0].Body, "finished: complete") || !strings.Contains(comments[0].Body, prs[0].URL) {
+				t.Errorf("comments %+v; want the progress comment, finished, naming the pull request", comments)
+			}
+			if got := g.api.Labels(42); !slices.Equal(got, []string{"bug"}) {
+				t.Errorf("labels %q; want the trigger label off and in-progress added and removed", got)
+			}
+			calls := a.claude.Calls()
+			if len(calls) != 1 || !strings.Contains(calls[0].Prompt, "# Issue #42: "+title) || !strings.Contains(calls[0].Prompt, "It crashes on start.") || !strings.Contains(calls[0].Prompt, "initial") {
+				t.Errorf("calls %+v; want one, with the built-in prompt, the issue in it as written and the recent commits", calls)
+			}
+			if found := pwned(t, filepath.Dir(a.dir)); len(found) > 0 {
+				t.Errorf("the issue's title ran as shell: %q", found)
+			}
+			checkNoToken(t, a, inv)
+		})
+	}
+}

@@ -1,0 +1,210 @@
+package inputs
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/gitref"
+)
+
+// issueEvent is an issue labelled to start a run.
+var issueEvent = &event.Event{Name: event.Issues, Action: "labeled", Label: "sandcastle",
+	Issue: &event.Issue{Number: 12, Title: "Crash on start: `rm -rf /` $(id)"}}
+
+// TestLoad_modeDefaults: each mode, given alone (and a token), makes a run that does its job.
+func TestLoad_modeDefaults(t *testing.T) {
+	t.Parallel()
+	load := func(t *testing.T, mode string, e *event.Event) Config {
+		t.Helper()
+		env := testEnv(nil)
+		env.Event = e
+		c, err := Load(Raw{InputMode: mode, InputGitHubToken: "ghs_x"}, env)
+		if err != nil {
+			t.Fatalf("Load(mode %s): %v", mode, err)
+		}
+		if c.Mode != mode || !c.BuiltInPrompt || c.Prompt == "" || c.PromptFile != "" {
+			t.Errorf("mode %s: Mode %q, BuiltInPrompt %v, PromptFile %q; want the mode's built-in prompt", mode, c.Mode, c.BuiltInPrompt, c.PromptFile)
+		}
+		return c
+	}
+	t.Run("implement", func(t *testing.T) {
+		c := load(t, ModeImplement, issueEvent)
+		g := c.GitHub
+		if c.BranchStrategy != StrategyBranch || c.Branch != "sandcastle/issue-12-crash-on-start-rm-rf-id" || c.MaxIterations != 5 {
+			t.Errorf("strategy %s, branch %q, max-iterations %d", c.BranchStrategy, c.Branch, c.MaxIterations)
+		}
+		if !g.OpenPR || !g.PRDraft || g.Push != PushAuto || !g.ProgressComment || g.OnPullRequest {
+			t.Errorf("GitHub = %+v; want a draft pull request from the pushed branch, the progress comment", g)
+		}
+		if g.TriggerLabel != "sandcastle" || g.InProgressLabel != "sandcastle:in-progress" || g.BlockedLabel != "sandcastle:blocked" {
+			t.Errorf("labels %q %q %q", g.TriggerLabel, g.InProgressLabel, g.BlockedLabel)
+		}
+		if !slices.Equal(g.Subjects, []event.Subject{event.SubjectIssue}) {
+			t.Errorf("subjects %q; want issues alone", g.Subjects)
+		}
+		if c.Output != nil || g.OutputAction != OutputActionNone {
+			t.Errorf("Output %+v, output-action %q; want none", c.Output, g.OutputAction)
+		}
+		for _, key := range []string{"{{ISSUE_NUMBER}}", "{{ISSUE_TITLE}}", "{{ISSUE_BODY}}"} {
+			if !strings.Contains(c.Prompt, key) {
+				t.Errorf("the built-in prompt does not use %s", key)
+			}
+		}
+	})
+	t.Run("pr", func(t *testing.T) {
+		c := load(t, ModePR, &event.Event{Name: event.IssueComment, Issue: &event.Issue{Number: 5, IsPR: true}, Comment: &event.Comment{Body: "/sandcastle fix it"}})
+		g := c.GitHub
+		if c.BranchStrategy != StrategyHead || c.Branch != "" || g.Push != PushLease || g.OpenPR || !g.OnPullRequest || !g.ProgressComment {
+			t.Errorf("strategy %s, branch %q, GitHub %+v; want the pull request's own branch, pushed with a lease", c.BranchStrategy, c.Branch, g)
+		}
+		// event.TestDecideReviewOrPR decides with these.
+		if !slices.Equal(g.TriggerPhrases, []string{"/sandcastle", "@sandcastle"}) || !slices.Equal(g.TriggerNotBefore, []string{"review"}) ||
+			!slices.Equal(g.Subjects, []event.Subject{event.SubjectPullRequest}) {
+			t.Errorf("phrases %q not before %q, subjects %q; want the defaults but for review", g.TriggerPhrases, g.TriggerNotBefore, g.Subjects)
+		}
+	})
+	t.Run("review", func(t *testing.T) {
+		c := load(t, ModeReview, &event.Event{Name: event.PullRequest, Action: "opened", PR: &event.PR{Number: 5}})
+		g := c.GitHub
+		if g.OutputAction != OutputActionReview || c.Output == nil || c.Output.Tag != "result" || c.Output.Schema == nil || c.MaxIterations != 1 {
+			t.Errorf("output-action %q, Output %+v, max-iterations %d; want review's tag and schema, one iteration", g.OutputAction, c.Output, c.MaxIterations)
+		}
+		if g.Push != PushNone || g.OpenPR || g.ProgressComment || !g.OnPullRequest {
+			t.Errorf("GitHub = %+v; want nothing pushed, no comment, on the pull request", g)
+		}
+		if !slices.Equal(g.TriggerPhrases, []string{"/sandcastle review", "@sandcastle review"}) || len(g.TriggerNotBefore) != 0 ||
+			!slices.Equal(g.Subjects, []event.Subject{event.SubjectPullRequest}) {
+			t.Errorf("trigger phrases %q, not before %q, subjects %q", g.TriggerPhrases, g.TriggerNotBefore, g.Subjects)
+		}
+		if !strings.Contains(c.Prompt, "<result>") {
+			t.Error("the built-in prompt does not ask for <result>")
+		}
+	})
+	t.Run("triage", func(t *testing.T) {
+		c := load(t, ModeTriage, &event.Event{Name: event.Schedule})
+		g := c.GitHub
+		if g.OutputAction != OutputActionTriage || c.Output == nil || c.Output.Tag != "result" || c.MaxIterations != 1 || g.Push != PushNone || g.OpenPR || g.ProgressComment || g.OnPullRequest {
+			t.Errorf("Config %+v; want a triage run that changes no branch", c)
+		}
+		if !slices.Equal(g.Subjects, []event.Subject{event.SubjectWorkflow}) {
+			t.Errorf("subjects %q; want the workflow alone", g.Subjects)
+		}
+		if !slices.Contains(g.Triage.AllowedLabels, "bug") || !slices.Contains(g.Triage.AllowedLabels, "good first issue") || g.Triage.MaxActions != 20 {
+			t.Errorf("Triage = %+v; want GitHub's default labels allowed", g.Triage)
+		}
+	})
+}
+
+// TestLoad_modeGivenInputsWin: what the workflow sets replaces the mode's value, the prompt
+// included.
+func TestLoad_modeGivenInputsWin(t *testing.T) {
+	t.Parallel()
+	env := testEnv(map[string]string{"p.md": "Fix #{{ISSUE_NUMBER}}."})
+	env.Event = issueEvent
+	c, err := Load(Raw{InputMode: ModeImplement, InputGitHubToken: "ghs_x", InputPromptFile: "p.md", InputMaxIterations: "2",
+		InputBranch: "fix/12", InputTriggerLabel: "agent", InputPRDraft: "false", InputOutputAction: "none"}, env)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if c.BuiltInPrompt || c.Prompt != "Fix #{{ISSUE_NUMBER}}." || c.MaxIterations != 2 || c.Branch != "fix/12" || c.GitHub.TriggerLabel != "agent" || c.GitHub.PRDraft {
+		t.Errorf("Config %+v; want the given inputs", c)
+	}
+	if c.GitHub.InProgressLabel != "sandcastle:in-progress" || !c.GitHub.OpenPR {
+		t.Errorf("GitHub %+v; want the mode's values for what was not given", c.GitHub)
+	}
+	c, err = Load(Raw{InputMode: ModeReview, InputPrompt: "Review it; answer in <result>.", InputMaxIterations: "01", InputPush: "none"}, testEnv(nil))
+	if err != nil || c.BuiltInPrompt || c.MaxIterations != 1 {
+		t.Errorf("Load(review, the values it needs written otherwise) = %+v, %v", c, err)
+	}
+}
+
+// TestLoad_modeConflicts: a value the mode cannot work with is one problem naming the input and
+// the mode, not also the problems the value would cause after it.
+func TestLoad_modeConflicts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		raw         Raw
+		input, want string
+	}{
+		{Raw{InputMode: ModeReview, InputMaxIterations: "5"}, InputMaxIterations, `mode review needs "1", since its structured output is read from a single iteration, but it is "5"`},
+		{Raw{InputMode: ModeTriage, InputOpenPR: "true"}, InputOpenPR, `mode triage needs "false", since it changes no branch, but it is "true"`},
+		{Raw{InputMode: ModeTriage, InputPush: "force"}, InputPush, "mode triage needs"},
+		{Raw{InputMode: ModeReview, InputOutputAction: OutputActionTriage}, InputOutputAction, "mode review needs"},
+		{Raw{InputMode: ModeImplement, InputOutputAction: OutputActionReview, InputBranch: "b"}, InputOutputAction, "mode implement needs"},
+		{Raw{InputMode: "fix"}, InputMode, "use one of: run, implement, pr, review, triage"},
+	}
+	for _, tt := range tests {
+		checkOneProblem(t, func() error { _, err := Load(tt.raw, testEnv(nil)); return err }(), tt.input, tt.want)
+	}
+}
+
+// TestLoad_implementNeedsAnIssue: the implement mode's branch is named after the event's issue,
+// so without one the branch must be given.
+func TestLoad_implementNeedsAnIssue(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		event *event.Event
+		want  string
+	}{
+		{nil, "no event started this one"},
+		{&event.Event{Name: event.WorkflowDispatch}, "the workflow_dispatch event is about no issue"},
+	} {
+		env := testEnv(nil)
+		env.Event = tt.event
+		_, err := Load(Raw{InputMode: ModeImplement, InputPromptArgs: "ISSUE_NUMBER: 1"}, env)
+		checkOneProblem(t, err, InputBranch, tt.want)
+		env.EventUnread = true
+		if _, err := Load(Raw{InputMode: ModeImplement}, env); err != nil {
+			t.Errorf("with an unread event, whose problem is the caller's: %v", err)
+		}
+	}
+	env := testEnv(nil)
+	c, err := Load(Raw{InputMode: ModeImplement, InputBranch: "work"}, env)
+	if err != nil || c.Branch != "work" {
+		t.Errorf("Load with a branch = %q, %v", c.Branch, err)
+	}
+}
+
+func TestIssueBranch(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		number int
+		title  string
+		want   string
+	}{
+		{12, "Fix the crash on start", "sandcastle/issue-12-fix-the-crash-on-start"},
+		{7, "日本語のタイトル", "sandcastle/issue-7"},
+		{3, "../../refs/heads/main.lock @{u} -rf", "sandcastle/issue-3-refs-heads-main-lock-u-rf"},
+	} {
+		got := IssueBranch(tt.number, tt.title)
+		if got != tt.want {
+			t.Errorf("IssueBranch(%d, %q) = %q, want %q", tt.number, tt.title, got, tt.want)
+		}
+		if err := gitref.Check(got); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestModes: the table's rows are complete: every mode but run has a built-in prompt, a setting
+// names a defined input with a value Load takes, and no input is set twice.
+func TestModes(t *testing.T) {
+	t.Parallel()
+	if got, want := modeNames(), []string{ModeRun, ModeImplement, ModePR, ModeReview, ModeTriage}; !slices.Equal(got, want) {
+		t.Errorf("modes %q, want %q", got, want)
+	}
+	for _, m := range Modes {
+		if (m.Prompt == "") != (m.Name == ModeRun) {
+			t.Errorf("mode %s: built-in prompt %q", m.Name, m.Prompt)
+		}
+		var seen []string
+		for _, s := range m.Settings {
+			if _, ok := Lookup(s.Input); !ok || s.Input == InputMode || slices.Contains(seen, s.Input) {
+				t.Errorf("mode %s: setting of %q: not an input, or set twice", m.Name, s.Input)
+			}
+			seen = append(seen, s.Input)
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package scaffold
+
+import (
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/inputs"
+)
+
+// modeWorkflow is the part of a mode's workflow the tests look at.
+type modeWorkflow struct {
+	On          map[string]yaml.Node `yaml:"on"`
+	Permissions map[string]string    `yaml:"permissions"`
+	Concurrency struct {
+		Group            string `yaml:"group"`
+		CancelInProgress bool   `yaml:"cancel-in-progress"`
+	} `yaml:"concurrency"`
+	Jobs map[string]struct {
+		If             string         `yaml:"if"`
+		TimeoutMinutes int            `yaml:"timeout-minutes"`
+		Steps          []workflowStep `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+// TestWriteModes: --mode writes the shared files once and each mode's workflow, no prompt of
+// its own, golden for claude-code.
+func TestWriteModes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	paths, err := Write(dir, Options{Modes: []string{"review", "implement", "review"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{".sandcastle/Dockerfile", ".sandcastle/.gitignore", ".sandcastle/.env.example", ".github/workflows/sandcastle-review.yml", ".github/workflows/sandcastle-implement.yml"}
+	for i := range want {
+		want[i] = filepath.FromSlash(want[i])
+	}
+	if !slices.Equal(paths, want) {
+		t.Fatalf("Write returned %q, want %q", paths, want)
+	}
+	for _, m := range Modes() {
+		dir := t.TempDir()
+		if _, err := Write(dir, Options{Modes: []string{m}}); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "mode-"+m+".yml", []byte(readTree(t, dir)[".github/workflows/sandcastle-"+m+".yml"]))
+	}
+	for _, bad := range []string{"run", "implment", ""} {
+		if paths, err := Write(t.TempDir(), Options{Modes: []string{bad}}); err == nil || !strings.Contains(err.Error(), "implement, pr, review, triage") {
+			t.Errorf("Write(mode %q) = %q, %v; want an error listing the modes", bad, paths, err)
+		}
+	}
+}
+
+// TestModeWorkflows: each mode's workflow, for every agent, starts on the events the mode
+// answers and only the actions that ask for a run, with the least permissions it needs, one
+// concurrency group per issue or pull request (one for triage), a timeout, a checkout that
+// keeps no token, and the action with mode: and the agent's secret alone.
+func TestModeWorkflows(t *testing.T) {
+	t.Parallel()
+	type want struct {
+		on          map[string][]string // event → types; nil for events without types
+		permissions map[string]string
+		group       string
+		cancel      bool
+	}
+	wants := map[string]want{
+		inputs.ModeImplement: {map[string][]string{"issues": {"labeled"}, "issue_comment": {"created"}},
+			map[string]string{"contents": "write", "issues": "write", "pull-requests": "write"}, "sandcastle-implement-${{ github.event.issue.number }}", false},
+		inputs.ModePR: {map[string][]string{"issue_comment": {"created"}, "pull_request_review_comment": {"created"}},
+			map[string]string{"contents": "write", "pull-requests": "write"}, "sandcastle-pr-${{ github.event.issue.number || github.event.pull_request.number }}", false},
+		inputs.ModeReview: {map[string][]string{"pull_request": {"opened", "synchronize", "reopened", "ready_for_review"}, "issue_comment": {"created"}},
+			map[string]string{"contents": "read", "pull-requests": "write"}, "sandcastle-review-${{ github.event.pull_request.number || github.event.issue.number }}", true},
+		inputs.ModeTriage: {map[string][]string{"schedule": nil, "workflow_dispatch": nil},
+			map[string]string{"contents": "read", "issues": "write"}, "sandcastle-triage", false},
+	}
+	// What each event can be about: an issue_comment is on an issue or a pull request.
+	subjects := map[string][]event.Subject{
+		"issues": {event.SubjectIssue}, "issue_comment": {event.SubjectIssue, event.SubjectPullRequest},
+		"pull_request": {event.SubjectPullRequest}, "pull_request_review_comment": {event.SubjectPullRequest},
+		"schedule": {event.SubjectWorkflow}, "workflow_dispatch": {event.SubjectWorkflow},
+	}
+	if got := slices.Sorted(maps.Keys(wants)); !slices.Equal(got, slices.Sorted(slices.Values(Modes()))) {
+		t.Fatalf("the test knows modes %q, want %q", got, Modes())
+	}
+	for _, agentName := range Agents() {
+		for _, m := range Modes() {
+			dir := t.TempDir()
+			if _, err := Write(dir, Options{Agent: agentName, Modes: []string{m}}); err != nil {
+				t.Fatal(err)
+			}
+			where := agentName + "/" + m
+			var wf modeWorkflow
+			if err := yaml.Unmarshal([]byte(readTree(t, dir)[".github/workflows/sandcastle-"+m+".yml"]), &wf); err != nil {
+				t.Fatalf("%s: not YAML: %v", where, err)
+			}
+			w := wants[m]
+			row, _ := inputs.LookupMode(m)
+			if got := slices.Sorted(maps.Keys(wf.On)); !slices.Equal(got, slices.Sorted(maps.Keys(w.on))) {
+				t.Errorf("%s: on %q, want %q", where, got, slices.Sorted(maps.Keys(w.on)))
+			}
+			for name, node := range wf.On {
+				var spec struct {
+					Types []string `yaml:"types"`
+				}
+				if node.Kind == yaml.MappingNode {
+					if err := node.Decode(&spec); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !slices.Equal(spec.Types, w.on[name]) {
+					t.Errorf("%s: on.%s.types %q, want %q", where, name, spec.Types, w.on[name])
+				}
+				if !slices.ContainsFunc(subjects[name], func(s event.Subject) bool { return slices.Contains(row.Subjects, s) }) {
+					t.Errorf("%s: on %s, which is about %q; the mode answers %q", where, name, subjects[name], row.Subjects)
+				}
+			}
+			if !maps.Equal(wf.Permissions, w.permissions) {
+				t.Errorf("%s: permissions %v, want %v", where, wf.Permissions, w.permissions)
+			}
+			if wf.Concurrency.Group != w.group || wf.Concurrency.CancelInProgress != w.cancel {
+				t.Errorf("%s: concurrency %+v, want group %q, cancel-in-progress %v", where, wf.Concurrency, w.group, w.cancel)
+			}
+			job, ok := wf.Jobs[m]
+			if !ok || len(wf.Jobs) != 1 {
+				t.Fatalf("%s: jobs %q, want one named %s", where, slices.Sorted(maps.Keys(wf.Jobs)), m)
+			}
+			if strings.Contains(job.If, "\n") || (job.If == "") != (m == inputs.ModeTriage) {
+				t.Errorf("%s: if %q; want one line, and a condition but on a schedule", where, job.If)
+			}
+			if job.TimeoutMinutes < 10 || job.TimeoutMinutes > 60 {
+				t.Errorf("%s: timeout-minutes %d", where, job.TimeoutMinutes)
+			}
+			if len(job.Steps) != 2 || job.Steps[0].Uses != CheckoutRef || job.Steps[0].With["persist-credentials"] != "false" || job.Steps[1].Uses != ActionRef {
+				t.Fatalf("%s: steps %+v; want the checkout without persisted credentials, then the action", where, job.Steps)
+			}
+			with := map[string]string{"mode": m}
+			if agentName != DefaultAgent {
+				with["agent"] = agentName
+			}
+			secret := agents()[agentName].Secret
+			if run := job.Steps[1]; !maps.Equal(run.With, with) || !maps.Equal(run.Env, map[string]string{secret: "${{ secrets." + secret + " }}"}) {
+				t.Errorf("%s: the action gets with %v, env %v; want %v and the secret %s", where, run.With, run.Env, with, secret)
+			}
+		}
+	}
+}
