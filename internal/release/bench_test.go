@@ -41,7 +41,7 @@ func BenchmarkActionStartup(b *testing.B) {
 // line (the first after the runner's stop-commands marker, which opens the agent's text).
 func startup(b *testing.B, image string) (first, iteration, agent time.Duration) {
 	model := testkit.NewAnthropic(b, testkit.Text("Ready. <promise>COMPLETE</promise>"))
-	dir, files := b.TempDir(), b.TempDir()
+	dir, files, home := b.TempDir(), b.TempDir(), b.TempDir()
 	for _, args := range [][]string{
 		{"init", "-q", "-b", "main", dir},
 		{"-C", dir, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "initial"},
@@ -55,17 +55,17 @@ func startup(b *testing.B, image string) (first, iteration, agent time.Duration)
 			b.Fatal(err)
 		}
 	}
+	// As the runner starts a container Action: the workspace, its file commands and HOME mounted.
 	args := []string{"create", "--network", "host",
-		"-v", dir + ":/github/workspace", "-v", files + ":/github/file_commands", "-w", "/github/workspace",
+		"-v", dir + ":/github/workspace", "-v", files + ":/github/file_commands", "-v", home + ":/github/home",
+		"-w", "/github/workspace",
 		"-e", "GITHUB_ACTIONS=true", "-e", "GITHUB_WORKSPACE=/github/workspace",
 		"-e", "GITHUB_OUTPUT=/github/file_commands/output", "-e", "GITHUB_STEP_SUMMARY=/github/file_commands/summary",
 		"-e", "INPUT_SANDBOX=none", "-e", "INPUT_PROMPT=Say you are ready.",
 		"-e", "INPUT_ENV=CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC\nCLAUDE_CODE_MAX_RETRIES\nIS_SANDBOX",
 	}
-	for k, v := range model.Env("/root") {
-		if k != "HOME" && k != "TMPDIR" {
-			args = append(args, "-e", k+"="+v)
-		}
+	for k, v := range model.Env("/github/home") {
+		args = append(args, "-e", k+"="+v)
 	}
 	out, err := exec.Command("docker", append(args, image)...).Output()
 	if err != nil {
