@@ -71,6 +71,53 @@ func TestActionYMLNamesThePublishedImage(t *testing.T) {
 	}
 }
 
+// TestReleaseWorkflowPublishesWithTheScript: what --list prints is what the release publishes,
+// because release.yml runs the script's push on a version tag, logged in to this registry.
+func TestReleaseWorkflowPublishesWithTheScript(t *testing.T) {
+	data, err := os.ReadFile("../../.github/workflows/release.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		On struct {
+			Push struct {
+				Tags []string `yaml:"tags"`
+			} `yaml:"push"`
+		} `yaml:"on"`
+		Jobs map[string]struct {
+			Permissions map[string]string `yaml:"permissions"`
+			Steps       []struct {
+				Uses string            `yaml:"uses"`
+				With map[string]string `yaml:"with"`
+				Run  string            `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(wf.On.Push.Tags, " ") != "v*.*.*" {
+		t.Errorf("release.yml runs on tags %q, want v*.*.*", wf.On.Push.Tags)
+	}
+	var pushes, logins int
+	for name, job := range wf.Jobs {
+		for _, step := range job.Steps {
+			if strings.TrimSpace(step.Run) == "scripts/release-images.sh --push" {
+				pushes++
+				if job.Permissions["packages"] != "write" || job.Permissions["contents"] != "write" {
+					t.Errorf("job %s pushes with permissions %v, want packages and contents write (images, major tag)", name, job.Permissions)
+				}
+			}
+			if strings.HasPrefix(step.Uses, "docker/login-action@") && step.With["registry"] == Registry {
+				logins++
+			}
+		}
+	}
+	if pushes != 1 || logins != 1 {
+		t.Errorf("release.yml runs scripts/release-images.sh --push %d times and logs in to %s %d times, want once each", pushes, Registry, logins)
+	}
+}
+
 // TestSandboxImagesArePublished: every agent's default sandbox image is one the release pushes,
 // and the release pushes nothing else.
 func TestSandboxImagesArePublished(t *testing.T) {
