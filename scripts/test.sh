@@ -15,6 +15,11 @@ done
 # actionlint, pinned, from the Go module proxy: the README's and init's workflows must pass it.
 PATH="$(scripts/install-actionlint.sh):$PATH"
 printf 'actionlint %s\n' "$(actionlint -version | head -n 1)"
+# buildx, pinned, from the Go module proxy unless docker has the plugin: the release's build steps
+# (scripts/release-images.sh) run in the Docker tier.
+if ! docker buildx version >/dev/null 2>&1; then
+	PATH="$(scripts/install-buildx.sh):$PATH"
+fi
 
 # A Docker engine and the test images (built offline from Debian packages; nothing is pulled).
 scripts/provision-docker.sh

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/release"
 )
 
 func TestInitWritesStarterFilesOnce(t *testing.T) {
@@ -21,7 +23,7 @@ func TestInitWritesStarterFilesOnce(t *testing.T) {
 		}
 	}
 	dockerfile := readFile(t, filepath.Join(dir, ".sandcastle", "Dockerfile"))
-	for _, want := range []string{"AGENT_UID", "@anthropic-ai/claude-code@"} {
+	for _, want := range []string{"AGENT_UID", "FROM " + release.SandboxImage("claude-code") + "\n"} {
 		if !strings.Contains(dockerfile, want) {
 			t.Errorf("Dockerfile lacks %q:\n%s", want, dockerfile)
 		}
@@ -88,7 +90,7 @@ func TestMainCommands(t *testing.T) {
 		code int
 		want string
 	}{
-		{"version", []string{"version"}, exitOK, "sandcastle dev"},
+		{"version", []string{"version"}, exitOK, "sandcastle " + release.Version},
 		{"help", []string{"--help"}, exitOK, "sandcastle run [flags]"},
 		{"help_word", []string{"help"}, exitOK, "sandcastle init"},
 		{"run_help", []string{"run", "--help"}, exitOK, "--max-iterations"},

@@ -1,6 +1,10 @@
 package inputs
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sandcastle-action/sandcastle/internal/release"
+)
 
 // Kind says what shape of value an input takes. It drives the docs and the CLI help, and tells
 // FromFlags which flags may repeat.
@@ -259,7 +263,7 @@ var Definitions = []Definition{
 	},
 	{
 		Name:        InputImage,
-		Description: "Image the sandbox container runs. Empty means sandcastle:DIR, DIR being the name of working-directory in lower case; that image is built from dockerfile.",
+		Description: "Image the sandbox container runs. Empty means sandcastle:DIR, DIR being the name of working-directory in lower case, built from dockerfile; or, when there is no dockerfile, the agent's published image " + release.Registry + "/" + release.Owner + "/sandcastle-sandbox-AGENT of the action's own version, pulled when missing.",
 		Kind:        KindString,
 	},
 	{
@@ -272,7 +276,7 @@ var Definitions = []Definition{
 	{
 		Name:        InputDockerfile,
 		Default:     ".sandcastle/Dockerfile",
-		Description: "Dockerfile that builds image, relative to working-directory.",
+		Description: "Dockerfile that builds image, relative to working-directory. Without it (and without image) the sandbox runs the agent's published image; sandcastle init writes one that starts from that image.",
 		Kind:        KindPath,
 	},
 	{
@@ -289,7 +293,7 @@ var Definitions = []Definition{
 	{
 		Name:        InputPull,
 		Default:     "false",
-		Description: "Pull image from its registry when it is not present locally, before building it. Needs image set to an image of your own.",
+		Description: "Pull image from its registry when it is not present locally, before building it. Needs image set to an image of your own; the published image used without a Dockerfile is pulled anyway.",
 		Kind:        KindBool,
 	},
 	{

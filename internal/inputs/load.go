@@ -138,7 +138,7 @@ func Load(raw Raw, env Env) (Config, error) {
 	} else {
 		// With an invalid sandbox the Docker inputs are still checked, so every problem shows
 		// at once; the Config is not returned then.
-		c.Docker = l.docker(c.WorkingDirectory, wdOK)
+		c.Docker = l.docker(c.WorkingDirectory, wdOK, c.Agent)
 	}
 
 	c.BranchStrategy = BranchStrategy(l.choice(InputBranchStrategy))

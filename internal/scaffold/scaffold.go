@@ -14,6 +14,7 @@ import (
 	"text/template"
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/release"
 )
 
 // DefaultAgent is the agent Write scaffolds when Options.Agent is empty.
@@ -59,55 +60,44 @@ func (e *ExistError) Error() string {
 
 func (e *ExistError) Unwrap() error { return fs.ErrExist }
 
-// agentImage is what differs between agents: how the image gets the CLI, and its credentials.
+// agentImage is what differs between agents: the CLI's name, and its credentials.
 type agentImage struct {
 	Label       string // the CLI's name in comments
-	Base        string // the image the Dockerfile starts from
-	AptNode     bool   // install Debian's nodejs and npm, for an npm package that runs on them
-	Package     string // the npm package of the CLI; "" when Tarball is used
-	Version     string // its pinned version
-	Tarball     string // a pinned release archive of the CLI, for one not on npm
-	Program     string // the command the archive's CLI is linked as
 	Secret      string // the credential the workflow passes from the repository's secrets
 	Credentials []string
 	Notes       []string // comment lines for .env.example
 }
 
-// agents returns the agents Write knows. Adding one is an entry here.
+// agents returns the agents Write knows. Adding one is an entry here, and its sandbox image in
+// images/sandbox/Dockerfile.
 func agents() map[string]agentImage {
 	return map[string]agentImage{
 		"claude-code": {
-			Label: "Claude Code", Base: BaseImage, AptNode: true,
-			Package: "@anthropic-ai/claude-code", Version: ClaudeCodeVersion,
+			Label:  "Claude Code",
 			Secret: "ANTHROPIC_API_KEY", Credentials: []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"},
 			Notes: []string{"CLAUDE_CODE_OAUTH_TOKEN is a subscription token from `claude setup-token`."},
 		},
 		"codex": {
-			Label: "Codex", Base: BaseImage, AptNode: true,
-			Package: "@openai/codex", Version: CodexVersion,
+			Label:  "Codex",
 			Secret: "CODEX_API_KEY", Credentials: []string{"CODEX_API_KEY"},
 			Notes: []string{"codex exec logs in with CODEX_API_KEY (an OpenAI API key); it ignores OPENAI_API_KEY."},
 		},
 		"pi": {
-			Label: "Pi", Base: NodeImage,
-			Package: "@mariozechner/pi-coding-agent", Version: PiVersion,
+			Label:  "Pi",
 			Secret: "ANTHROPIC_API_KEY", Credentials: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"},
 			Notes: []string{"pi uses the provider of the model input; set that provider's key."},
 		},
 		"opencode": {
-			Label: "OpenCode", Base: NodeImage,
-			Package: "opencode-ai", Version: OpenCodeVersion,
+			Label:  "OpenCode",
 			Secret: "ANTHROPIC_API_KEY", Credentials: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENCODE_API_KEY"},
 			Notes: []string{"opencode uses the provider of the model input (provider/model); set that provider's key."},
 		},
 		"cursor": {
-			Label: "Cursor", Base: BaseImage,
-			Tarball: "https://downloads.cursor.com/lab/" + CursorVersion + "/linux/x64/agent-cli-package.tar.gz", Program: "agent",
+			Label:  "Cursor",
 			Secret: "CURSOR_API_KEY", Credentials: []string{"CURSOR_API_KEY"},
 		},
 		"copilot": {
-			Label: "GitHub Copilot CLI", Base: NodeImage,
-			Package: "@github/copilot", Version: CopilotVersion,
+			Label:  "GitHub Copilot CLI",
 			Secret: "COPILOT_GITHUB_TOKEN", Credentials: []string{"COPILOT_GITHUB_TOKEN"},
 			Notes: []string{
 				"A fine-grained token with the Copilot Requests permission. The job's GITHUB_TOKEN cannot",
@@ -212,8 +202,8 @@ func render(agent string, modes []string) ([]file, error) {
 	}
 	data := struct {
 		agentImage
-		Agent, ActionRef, CheckoutRef string
-	}{a, agent, ActionRef, CheckoutRef}
+		Agent, Image, ActionRef, CheckoutRef string
+	}{a, agent, release.SandboxImage(agent), ActionRef, CheckoutRef}
 
 	sources := []source{{".sandcastle/Dockerfile", "Dockerfile"}}
 	if len(modes) == 0 {
