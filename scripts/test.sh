@@ -18,6 +18,11 @@ printf 'actionlint %s\n' "$(actionlint -version | head -n 1)"
 # act, pinned, from the Go module proxy: the act tier runs the README's and init's workflows.
 PATH="$(scripts/install-act.sh):$PATH"
 printf '%s\n' "$(act --version | head -n 1)"
+# buildx, pinned, from the Go module proxy unless docker has the plugin: the release's build steps
+# (scripts/release-images.sh) run in the Docker tier.
+if ! docker buildx version >/dev/null 2>&1; then
+	PATH="$(scripts/install-buildx.sh):$PATH"
+fi
 
 # A Docker engine and the test images (built offline from Debian packages; nothing is pulled).
 scripts/provision-docker.sh

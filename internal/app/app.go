@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/release"
 )
 
 // System is everything the program takes from the process it runs in.
@@ -61,9 +62,6 @@ Usage:
 As a GitHub Action (GITHUB_ACTIONS=true and no arguments) it reads its inputs from INPUT_*.
 `
 
-// Version is the program version, set at build time with -ldflags "-X ...app.Version=v1.2.3".
-var Version = "dev"
-
 // Main runs the program and returns its exit code.
 func Main(ctx context.Context, sys System) int {
 	args := sys.Args
@@ -107,7 +105,7 @@ func Main(ctx context.Context, sys System) int {
 	case len(args) > 0 && args[0] == "init":
 		return initCommand(sys, args[1:])
 	case len(args) > 0 && args[0] == "version":
-		fmt.Fprintln(sys.Stdout, "sandcastle", Version)
+		fmt.Fprintln(sys.Stdout, "sandcastle", release.Version)
 		return exitOK
 	case len(args) > 0 && isHelp(args):
 		fmt.Fprint(sys.Stdout, usageText)

@@ -249,16 +249,17 @@ func imageOf(t *testing.T, name string) string {
 
 // TestInitThenRunBuildsSandboxImage is the path of a new user: `sandcastle init` writes
 // .sandcastle/Dockerfile, and the first run with every Docker default builds the image
-// sandcastle:<repo dir> from it (the agent user gets the workspace owner's ids), then runs the
-// real claude it installed (or finds it current, when an earlier test run on this machine built
-// it: EnsureImage's build-or-skip rule itself is tested in package docker). A second run does not
-// build again.
+// sandcastle:<repo dir> from it, on the published sandbox image (the agent user gets the
+// workspace owner's ids), then runs the real claude that image carries (or finds it current,
+// when an earlier test run on this machine built it: EnsureImage's build-or-skip rule itself is
+// tested in package docker). A second run does not build again.
 func TestInitThenRunBuildsSandboxImage(t *testing.T) {
 	a := newDockerAction(t,
 		commitBash("notes.txt", "from the scaffolded image", "Note from the scaffolded image"),
 		testkit.Text("Done. "+signal),
 		testkit.Text("Nothing left. "+signal),
 	)
+	publishedSandbox(t)
 	if inv := runMain(t, a.env, a.dir, "init"); inv.code != 0 {
 		t.Fatalf("init: exit %d\n%s", inv.code, inv.output())
 	}

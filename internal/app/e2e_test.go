@@ -13,6 +13,7 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"go.yaml.in/yaml/v3"
 )
 
 // These tests run the real Claude Code CLI through Main, as the Action does, against a scripted
@@ -70,6 +71,12 @@ func (a *action) asRunner() {
 	e["GITHUB_WORKSPACE"] = a.dir
 	e["GITHUB_OUTPUT"] = a.outputs
 	e["GITHUB_STEP_SUMMARY"] = a.summary
+	// The runner passes every default of action.yml as if the workflow had set it.
+	for name, v := range actionDefaults(t) {
+		if !strings.HasPrefix(v, "${{") { // an expression the runner evaluates (github.token)
+			a.input(name, v)
+		}
+	}
 	// claude's own switches that keep it offline and quiet; they reach it through the env input,
 	// as a user's would.
 	a.input("env", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC\nCLAUDE_CODE_MAX_RETRIES")
@@ -77,6 +84,30 @@ func (a *action) asRunner() {
 }
 
 func (a *action) input(name, value string) { a.env[inputs.EnvName(name)] = value }
+
+// actionDefaults are the defaults action.yml gives inputs, by name.
+func actionDefaults(t *testing.T) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action struct {
+		Inputs map[string]struct {
+			Default *string `yaml:"default"`
+		} `yaml:"inputs"`
+	}
+	if err := yaml.Unmarshal(data, &action); err != nil {
+		t.Fatalf("action.yml: %v", err)
+	}
+	defaults := map[string]string{}
+	for name, in := range action.Inputs {
+		if in.Default != nil {
+			defaults[name] = *in.Default
+		}
+	}
+	return defaults
+}
 
 func (a *action) run() invocation {
 	a.t.Helper()

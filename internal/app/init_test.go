@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/release"
 )
 
 func TestInitWritesStarterFilesOnce(t *testing.T) {
@@ -21,7 +23,7 @@ func TestInitWritesStarterFilesOnce(t *testing.T) {
 		}
 	}
 	dockerfile := readFile(t, filepath.Join(dir, ".sandcastle", "Dockerfile"))
-	for _, want := range []string{"AGENT_UID", "@anthropic-ai/claude-code@"} {
+	for _, want := range []string{"AGENT_UID", "FROM " + release.SandboxImage("claude-code") + "\n"} {
 		if !strings.Contains(dockerfile, want) {
 			t.Errorf("Dockerfile lacks %q:\n%s", want, dockerfile)
 		}
@@ -39,7 +41,8 @@ func TestInitWritesStarterFilesOnce(t *testing.T) {
 }
 
 // TestInitModes: init --mode writes each mode's workflow beside the shared starter files, and
-// no prompt (the modes have theirs built in); a mode without a workflow is refused.
+// no prompt (the modes have theirs built in), keeping shared files an earlier init wrote; a
+// mode without a workflow is refused.
 func TestInitModes(t *testing.T) {
 	t.Parallel()
 	e := hermeticEnv(t)
@@ -61,6 +64,16 @@ func TestInitModes(t *testing.T) {
 	if got := readFile(t, filepath.Join(dir, ".github", "workflows", "sandcastle-triage.yml")); !strings.Contains(got, "mode: triage") {
 		t.Errorf("the triage workflow does not run mode triage:\n%s", got)
 	}
+	// A mode added later keeps the shared files as they are; its workflow is written once.
+	dockerfile := filepath.Join(dir, ".sandcastle", "Dockerfile")
+	writeFile(t, dockerfile, readFile(t, dockerfile)+"RUN echo mine\n")
+	inv = runMain(t, e, dir, "init", "--mode", "review")
+	if inv.code != 0 || strings.TrimSpace(inv.stdout) != "wrote "+filepath.FromSlash(".github/workflows/sandcastle-review.yml") || !strings.HasSuffix(readFile(t, dockerfile), "RUN echo mine\n") {
+		t.Errorf("init --mode review after init --mode implement: exit %d\n%s\nwant the review workflow alone written, the edited Dockerfile kept", inv.code, inv.output())
+	}
+	if inv := runMain(t, e, dir, "init", "--mode", "review"); inv.code != exitBadInput || !strings.Contains(inv.output(), "sandcastle-review.yml") || !strings.Contains(inv.output(), "--force") {
+		t.Errorf("init --mode review again: exit %d, output %q; want a refusal naming the workflow and --force", inv.code, inv.output())
+	}
 	if inv := runMain(t, e, t.TempDir(), "init", "--mode", "run"); inv.code != exitBadInput || !strings.Contains(inv.output(), "implement, pr, review, triage") {
 		t.Errorf("init --mode run: exit %d, output %q; want a refusal listing the modes", inv.code, inv.output())
 	}
@@ -77,7 +90,7 @@ func TestMainCommands(t *testing.T) {
 		code int
 		want string
 	}{
-		{"version", []string{"version"}, exitOK, "sandcastle dev"},
+		{"version", []string{"version"}, exitOK, "sandcastle " + release.Version},
 		{"help", []string{"--help"}, exitOK, "sandcastle run [flags]"},
 		{"help_word", []string{"help"}, exitOK, "sandcastle init"},
 		{"run_help", []string{"run", "--help"}, exitOK, "--max-iterations"},

@@ -118,3 +118,71 @@ func TestImplementMode(t *testing.T) {
 		})
 	}
 }
+
+// TestPRAndReviewShareComments: with both modes installed, a comment on a pull request starts
+// the one it asks for, and the other skips it quietly: "/sandcastle review" is review's, not
+// pr's, and a plain "/sandcastle" request is pr's, not review's.
+func TestPRAndReviewShareComments(t *testing.T) {
+	for _, tt := range []struct{ mode, body string }{
+		{inputs.ModePR, "/sandcastle review, please"},
+		{inputs.ModeReview, "/sandcastle rename the greeting"},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
+			a := newFakeAction(t) // a claude with no script: it fails the run if it runs
+			g := withGitHub(t, a, ghToken)
+			g.openPR(t, false, map[string]string{"hello.txt": "hello\n"})
+			c := g.commentOnPR(t, tt.body)
+			a.input("mode", tt.mode)
+			_, out := a.runWant(0)
+			if out["status"] != "skipped" || !strings.Contains(out["refusal-reason"], "no trigger phrase") {
+				t.Errorf("outputs %v; want skipped for want of a trigger phrase", out)
+			}
+			if comments := g.api.Comments(prNumber); len(comments) != 1 || len(g.api.Reactions(c.ID)) != 0 {
+				t.Errorf("comments %+v, reactions %q; want the maintainer's comment alone, unanswered", comments, g.api.Reactions(c.ID))
+			}
+		})
+	}
+}
+
+// TestModesSkipWhatTheyDoNotAnswer: the workflows of several modes may share their triggers;
+// each mode skips an event about what it does not answer quietly, before it needs a branch or
+// a prompt, and asks GitHub nothing; sandcastle prompt says there is no prompt for it.
+func TestModesSkipWhatTheyDoNotAnswer(t *testing.T) {
+	opened := map[string]any{"action": "opened", "number": 5,
+		"pull_request": map[string]any{"number": 5, "title": "Add it", "body": "",
+			"head": map[string]any{"ref": "feature", "sha": "abc", "repo": map[string]any{"full_name": ghRepo}},
+			"base": map[string]any{"ref": "main", "repo": map[string]any{"full_name": ghRepo}}},
+		"sender": map[string]any{"login": "maintainer", "type": "User"}, "repository": map[string]any{"full_name": ghRepo}}
+	labelled := issuePayload("maintainer", "Crash", false, map[string]any{"action": "labeled", "label": map[string]any{"name": "sandcastle"}})
+	for _, tt := range []struct {
+		mode, event string
+		payload     map[string]any
+		about       string
+	}{
+		{inputs.ModeImplement, "schedule", map[string]any{"repository": map[string]any{"full_name": ghRepo}}, "the workflow"},
+		{inputs.ModeImplement, "pull_request", opened, "a pull request"},
+		{inputs.ModeReview, "issues", labelled, "an issue"},
+		{inputs.ModeTriage, "issues", labelled, "an issue"},
+	} {
+		t.Run(tt.mode+"_on_"+tt.event, func(t *testing.T) {
+			t.Parallel()
+			a := newFakeAction(t) // a claude with no script: it fails the run if it runs
+			g := withGitHub(t, a, ghToken)
+			g.event(t, tt.event, tt.payload)
+			a.input("mode", tt.mode)
+			_, out := a.runWant(0)
+			if out["status"] != "skipped" || !strings.Contains(out["refusal-reason"], "is about "+tt.about+", and this run answers") {
+				t.Errorf("outputs %v; want skipped: about %s", out, tt.about)
+			}
+			if got := g.api.Requests(); len(got) != 0 {
+				t.Errorf("GitHub was asked %q; want nothing", got)
+			}
+			a.env["GITHUB_TOKEN"] = ghToken
+			inv := runMain(t, a.env, a.dir, "prompt", "--mode", tt.mode, "--sandbox", "none")
+			if inv.code != exitFailed || !strings.Contains(inv.stderr, "mode "+tt.mode+" answers ") || !strings.Contains(inv.stderr, "skips this event, which is about "+tt.about) {
+				t.Errorf("sandcastle prompt: exit %d\n%s\nwant 1 saying the event is skipped", inv.code, inv.output())
+			}
+		})
+	}
+}

@@ -395,7 +395,7 @@ func TestPRModeSkipsAnIssue(t *testing.T) {
 	// Nor is there a prompt to show for it.
 	a.env["GITHUB_TOKEN"] = ghToken
 	inv := runMain(t, a.env, a.dir, "prompt", "--mode", "pr", "--sandbox", "none")
-	if inv.code != exitFailed || !strings.Contains(inv.stderr, "skips this event, which is about no pull request") {
+	if inv.code != exitFailed || !strings.Contains(inv.stderr, "mode pr answers a pull request, and skips this event, which is about an issue") {
 		t.Errorf("sandcastle prompt: exit %d\n%s\nwant 1 saying the event is skipped", inv.code, inv.output())
 	}
 }

@@ -111,8 +111,14 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 	}
 	cfg = engine.OnPullRequest(cfg, s.gh.pullRequest())
 	s.cfg = cfg
-	s.names, err = s.checkRepository(ctx, sys.Getenv("GITHUB_ACTIONS") == "true")
-	add(err)
+	// A run skips an event about what its mode does not answer, and a run on a pull request's
+	// own branch one about none, before it needs a workspace or a prompt, whose names and keys
+	// such an event would only be found to lack.
+	answered := ev == nil || ev.About(cfg.GitHub.Subjects) && (!cfg.GitHub.OnPullRequest || ev.PRNumber() != 0)
+	if answered {
+		s.names, err = s.checkRepository(ctx, sys.Getenv("GITHUB_ACTIONS") == "true")
+		add(err)
+	}
 	eventArgs := engine.EventArgs(s.gh.event, s.gh.repository)
 	add(engine.CheckPR(cfg, eventArgs, s.gh.event != nil && s.gh.event.PR != nil))
 	provider, err := agent.Lookup(cfg.Agent) // one of those inputs.Load accepted
@@ -128,9 +134,7 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 	}
 	var pr *prompt.Prompt
 	var warnings []string
-	// A run on a pull request's own branch skips an event about none before it needs a prompt,
-	// whose keys such an event would only be found to lack.
-	if !cfg.GitHub.OnPullRequest || s.gh.event == nil || s.gh.event.PRNumber() != 0 {
+	if answered {
 		pr, warnings, err = engine.RenderPrompt(cfg, source, target, eventArgs, s.agent.maxPrompt)
 		add(err)
 	}

@@ -124,9 +124,8 @@ func TestWorkflowsPassActionlint(t *testing.T) {
 	for name, text := range initWorkflows(t) {
 		p.add(name, text)
 	}
-	own, _ := filepath.Glob(filepath.Join("..", "..", ".github", "workflows", "*.y*ml"))
-	for _, f := range own {
-		p.add("own-"+strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)), readFile(t, f))
+	for name, text := range ownWorkflows(t) {
+		p.add("own-"+strings.TrimSuffix(name, filepath.Ext(name)), text)
 	}
 
 	if findings := p.lint(bin); findings != "" {
@@ -134,9 +133,10 @@ func TestWorkflowsPassActionlint(t *testing.T) {
 	}
 }
 
-// TestWorkflowsGiveValidInputs: the inputs every workflow the project shows gives the action are
-// valid together, as Load checks them (expressions stand in as plain text, and the files they
-// name exist), which actionlint cannot know.
+// TestWorkflowsGiveValidInputs: the inputs every workflow the project shows gives the action
+// (its own under .github/workflows through uses: ./), with action.yml's defaults for the rest as
+// the runner passes them, are valid together, as Load checks them (expressions stand in as plain
+// text, and the files they name exist), which actionlint cannot know.
 func TestWorkflowsGiveValidInputs(t *testing.T) {
 	t.Parallel()
 	workflows := map[string]string{}
@@ -144,6 +144,7 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 		workflows[fmt.Sprintf("README.md:%d", b.line)] = b.text
 	}
 	maps.Copy(workflows, initWorkflows(t))
+	maps.Copy(workflows, ownWorkflows(t))
 	expr := regexp.MustCompile(`\$\{\{[^}]*\}\}`)
 	steps := 0
 	for name, text := range workflows {
@@ -160,13 +161,18 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 		}
 		for _, job := range wf.Jobs {
 			for _, step := range job.Steps {
-				if step.Uses != scaffold.ActionRef {
+				if step.Uses != scaffold.ActionRef && step.Uses != "./" {
 					continue
 				}
 				steps++
 				raw := inputs.Raw{}
 				for k, v := range step.With {
 					raw[k] = expr.ReplaceAllString(v, "1")
+				}
+				for k, v := range actionDefaults(t) { // as the runner passes them
+					if _, given := raw[k]; !given && !expr.MatchString(v) {
+						raw[k] = v
+					}
 				}
 				_, err := inputs.Load(raw, inputs.Env{
 					// The event names the issue a mode's branch is named after.
@@ -189,9 +195,57 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 			}
 		}
 	}
-	if want := 1 + len(scaffold.Agents())*(1+len(scaffold.Modes())); steps < want {
-		t.Errorf("found %d steps that use %s, want %d: one in README and one in each starter workflow", steps, scaffold.ActionRef, want)
+	if want := 2 + len(scaffold.Agents())*(1+len(scaffold.Modes())); steps < want {
+		t.Errorf("found %d steps that use %s or ./, want %d: one in README, one in each starter workflow and the dogfood workflow's", steps, scaffold.ActionRef, want)
 	}
+}
+
+// TestWorkflowsQueueOnTheJob: a workflow the project shows whose job has an if: holds its
+// concurrency group on that job. A workflow's group is taken by every event the workflow
+// receives, before any job's if: a comment that asks for nothing (the progress comment, a
+// "thanks") would cancel the run waiting in the group, or with cancel-in-progress the running one.
+func TestWorkflowsQueueOnTheJob(t *testing.T) {
+	t.Parallel()
+	workflows := initWorkflows(t)
+	for _, b := range yamlBlocks(readFile(t, filepath.Join("..", "..", "README.md"))) {
+		workflows[fmt.Sprintf("README.md:%d", b.line)] = b.text
+	}
+	checked := 0
+	for name, text := range workflows {
+		var wf struct {
+			Concurrency any `yaml:"concurrency"`
+			Jobs        map[string]struct {
+				If          string `yaml:"if"`
+				Concurrency any    `yaml:"concurrency"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal([]byte(text), &wf); err != nil {
+			continue // not a workflow, or not YAML: TestWorkflowsPassActionlint says so
+		}
+		for id, job := range wf.Jobs {
+			if job.If == "" {
+				continue
+			}
+			checked++
+			if wf.Concurrency != nil || job.Concurrency == nil {
+				t.Errorf("%s: job %s has an if:, and its concurrency group is the workflow's (%v), not the job's (%v)", name, id, wf.Concurrency, job.Concurrency)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no workflow has a job with an if:")
+	}
+}
+
+// ownWorkflows are the project's own workflows, .github/workflows/*.yml, by file name.
+func ownWorkflows(t *testing.T) map[string]string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join("..", "..", ".github", "workflows", "*.y*ml"))
+	out := map[string]string{}
+	for _, f := range files {
+		out[filepath.Base(f)] = readFile(t, f)
+	}
+	return out
 }
 
 // initWorkflows are the workflows `sandcastle init` writes, without and with each --mode, for
@@ -252,5 +306,50 @@ jobs:
 	}
 	if strings.Contains(findings, "fine.yml") {
 		t.Errorf("actionlint reports the workflow without mistakes:\n%s", findings)
+	}
+}
+
+// TestOwnWorkflowsAreHardened: the project's own workflows pin every action they use to a
+// commit, declare their permissions (none beyond reading, at the top), and put no expression
+// inside run:, where a value would become shell code.
+func TestOwnWorkflowsAreHardened(t *testing.T) {
+	t.Parallel()
+	own := ownWorkflows(t)
+	if len(own) == 0 {
+		t.Fatal("no workflows under .github/workflows")
+	}
+	pinned := regexp.MustCompile(`^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$`)
+	for name, text := range own {
+		var wf struct {
+			Permissions map[string]string `yaml:"permissions"`
+			Jobs        map[string]struct {
+				Steps []struct {
+					Uses string `yaml:"uses"`
+					Run  string `yaml:"run"`
+				} `yaml:"steps"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal([]byte(text), &wf); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for scope, level := range wf.Permissions {
+			if level != "read" && level != "none" {
+				t.Errorf("%s: the workflow grants %s: %s to every job; grant writes in the job that needs them", name, scope, level)
+			}
+		}
+		if wf.Permissions == nil {
+			t.Errorf("%s declares no permissions of its own, so it gets the repository's default", name)
+		}
+		for job, j := range wf.Jobs {
+			for i, step := range j.Steps {
+				if step.Uses != "" && step.Uses != "./" && !pinned.MatchString(step.Uses) {
+					t.Errorf("%s: job %s step %d uses %s, not pinned to a commit", name, job, i+1, step.Uses)
+				}
+				if strings.Contains(step.Run, "${{") {
+					t.Errorf("%s: job %s step %d has an expression in run:; pass it through env:", name, job, i+1)
+				}
+			}
+		}
 	}
 }

@@ -79,6 +79,9 @@ func TestRenderBuiltInPrompts(t *testing.T) {
 			continue
 		}
 		cfg := inputs.Config{Mode: m.Name, Prompt: m.Prompt, BuiltInPrompt: true}
+		if m.Args != nil {
+			cfg.PromptArgs = m.Args(cfg.GitHub)
+		}
 		if m.Name == inputs.ModeReview || m.Name == inputs.ModeTriage {
 			cfg.Output = &inputs.OutputConfig{Tag: "result"}
 		}

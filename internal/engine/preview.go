@@ -2,8 +2,9 @@ package engine
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
+	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/run"
 )
 
@@ -13,7 +14,7 @@ import (
 // run. The text is not yet redacted.
 func Preview(ctx context.Context, p Plan, d Deps) (_ string, err error) {
 	if p.Prompt == nil {
-		return "", errors.New("no prompt: a run on a pull request's own branch (mode pr or review) skips this event, which is about no pull request")
+		return "", fmt.Errorf("no prompt: mode %s answers %s, and skips this event, which is about %s", p.Config.Mode, event.SubjectNames(p.Config.GitHub.Subjects), p.Event.Subject())
 	}
 	e := &engine{p: p, d: d}
 	if e.p.Cleanup == 0 {

@@ -102,7 +102,7 @@ func refuse(format string, a ...any) Decision {
 // must be newly created and hold a trigger phrase; a labeled event must carry the trigger
 // label. Then the actor must be trusted: a bot only when allowed, a user when listed in
 // AllowedUsers or holding write, maintain or admin permission. Then an OnPullRequest run
-// refuses a pull request from a fork, unless AllowForks. Last, with RefuseIfLinkedPR, an issue
+// refuses a closed pull request, and one from a fork unless AllowForks. Last, with RefuseIfLinkedPR, an issue
 // with an open pull request by a collaborator that would close it is refused. Events the action
 // itself caused (its own labels, comments and pull request) are skipped before anything is
 // looked up. An event of any other kind is
@@ -111,8 +111,8 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 	if e == nil {
 		return Decision{}, errors.New("decide: no event")
 	}
-	if s := e.Subject(); s != "" && len(p.Subjects) > 0 && !slices.Contains(p.Subjects, s) {
-		return skip("the %s event is about %s, and this run answers %s", e.Name, s, strings.Join(subjectNames(p.Subjects), " or ")), nil
+	if !e.About(p.Subjects) {
+		return skip("the %s event is about %s, and this run answers %s", e.Name, e.Subject(), SubjectNames(p.Subjects)), nil
 	}
 	if p.OnPullRequest && e.PRNumber() == 0 {
 		what := "the " + e.Name + " event"
@@ -159,10 +159,15 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 	if d, err := checkActor(ctx, e, p, perms); err != nil || !d.Run {
 		return d, err
 	}
-	if p.OnPullRequest && !p.AllowForks {
+	if p.OnPullRequest {
 		if e.PR == nil {
 			return Decision{}, fmt.Errorf("decide: pull request #%d was not looked up", e.PRNumber())
 		}
+		if e.PR.Closed {
+			return refuse("pull request #%d is closed, so its branch takes no more commits; reopen it, or ask on an open one", e.PR.Number), nil
+		}
+	}
+	if p.OnPullRequest && !p.AllowForks {
 		if e.PR.Fork {
 			from := "a fork"
 			if e.PR.HeadRepo != "" {

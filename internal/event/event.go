@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -56,6 +57,9 @@ type PR struct {
 	HeadSHA  string
 	HeadRepo string // owner/name of the head's repository; "" when it was deleted
 	Fork     bool   // the head lives in another repository (or one since deleted): see ForkHead
+	// Closed says the pull request was closed or merged when it was looked up (a payload's
+	// pull request leaves it false): a run no longer works on its branch.
+	Closed bool
 	// DefaultBranch is the base repository's default branch, as the pull request was looked up
 	// (a payload's pull request leaves it ""); a head on it is no branch a run may push to.
 	DefaultBranch string
@@ -320,10 +324,18 @@ func (e *Event) Subject() Subject {
 	return ""
 }
 
-func subjectNames(subjects []Subject) []string {
+// About reports whether e is about one of subjects. Any event is when there are none, and so is
+// one of a kind this package does not know, which Decide refuses.
+func (e *Event) About(subjects []Subject) bool {
+	s := e.Subject()
+	return s == "" || len(subjects) == 0 || slices.Contains(subjects, s)
+}
+
+// SubjectNames lists subjects as a sentence does: "an issue or a pull request".
+func SubjectNames(subjects []Subject) string {
 	names := make([]string, len(subjects))
 	for i, s := range subjects {
 		names[i] = string(s)
 	}
-	return names
+	return strings.Join(names, " or ")
 }

@@ -10,64 +10,137 @@ import (
 // part of a word (so an e-mail address is none).
 var mentionRE = regexp.MustCompile(`(?:^|[^\w@])(@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9_.-]+)?)`)
 
+// lineEndKeyword is a closing keyword that ends a line, with its colon: GitHub reads a
+// reference on the next line as its issue ("Fixes\n#12").
+var lineEndKeyword = regexp.MustCompile(`(?i)\b((?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?:\s*:)?)\s*$`)
+
 // Inert makes Markdown that the agent or a stranger wrote safe to post as part of a pull request
 // or comment the action writes: as Sanitize, without what a person cannot see, and with each
 // closing reference ("Fixes #12", "closes owner/repo#3", an issue's URL) and @mention shown as
 // code, so that merging the pull request closes no issue the run did not name itself and
-// nobody is notified. Fenced code blocks, and what is already shown as code right there, stay
-// as they are: GitHub acts on nothing in them.
+// nobody is notified. Fenced code blocks stay as they are: GitHub acts on nothing in them.
+//
+// Each reference becomes a code span of its own, delimited by a run of backticks longer than any
+// in the text outside fenced blocks, so no backtick of the text can pair with it: a stray one before it ("`Fixes #1"),
+// or one that opens a span on an earlier line, leaves it code either way. What is code already
+// is wrapped again all the same, since whether a backtick of the text opens a span depends on
+// what surrounds it (the paragraph, escapes); the doubled backticks then show, which is harmless.
 func Inert(s string) string {
 	lines := strings.SplitAfter(Sanitize(s), "\n")
+	var prose []int // the lines outside fenced blocks
 	fence := ""
 	for i, line := range lines {
-		t := strings.TrimLeft(line, " ")
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
+		switch {
+		case fence != "":
+			// Closed at a run of the fence's character however it is indented: closing where
+			// GitHub would not only shows more as code.
+			if strings.HasPrefix(strings.TrimLeft(line, " \t"), fence) {
 				fence = ""
 			}
-			continue
+		case fenceOpener(line) != "":
+			fence = fenceOpener(line)
+		default:
+			prose = append(prose, i)
 		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
-			continue
+	}
+	longest := 0
+	for _, i := range prose {
+		longest = max(longest, longestRun(lines[i], '`'))
+	}
+	tick := strings.Repeat("`", longest+1)
+	for _, i := range prose {
+		spans := closingRef.FindAllStringIndex(lines[i], -1)
+		if m := lineEndKeyword.FindStringSubmatchIndex(lines[i]); m != nil {
+			spans = append(spans, []int{m[2], m[3]}) // its issue may be on the next line
 		}
-		var spans [][]int
-		for _, m := range closingRef.FindAllStringIndex(line, -1) {
-			spans = append(spans, m)
+		for _, m := range mentionRE.FindAllStringSubmatchIndex(lines[i], -1) {
+			spans = append(spans, []int{m[2], m[3]})
 		}
-		for _, m := range mentionRE.FindAllStringSubmatchIndex(line, -1) {
-			if !overlaps(spans, m[2], m[3]) {
-				spans = append(spans, []int{m[2], m[3]})
-			}
-		}
-		lines[i] = asCode(line, spans)
+		lines[i] = asCode(lines[i], union(words(lines[i], spans)), tick)
 	}
 	return strings.Join(lines, "")
 }
 
-func overlaps(spans [][]int, start, end int) bool {
-	for _, s := range spans {
-		if start < s[1] && s[0] < end {
-			return true
+// fenceOpener is the opening of a fenced code block line starts, as CommonMark reads one: at
+// most three spaces, then three or more backticks (with none after them on the line) or
+// tildes; "" when line opens none. Its first three characters close the block.
+func fenceOpener(line string) string {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 {
+		return "" // indented code, one line of it: what follows is Markdown again
+	}
+	for _, f := range []string{"```", "~~~"} {
+		if strings.HasPrefix(t, f) && (f == "~~~" || !strings.Contains(strings.TrimLeft(t, "`"), "`")) {
+			return f
 		}
 	}
-	return false
+	return ""
 }
 
-// asCode puts each span of line between backticks, unless a backtick stands right before it.
-func asCode(line string, spans [][]int) string {
+// longestRun is the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	longest, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != c {
+			n = 0
+			continue
+		}
+		n++
+		longest = max(longest, n)
+	}
+	return longest
+}
+
+// words widens each span of line over the word characters and @ that touch it, so that the
+// ticks put around it never make a reference or a mention of what stands next to them: a tick
+// is a word boundary, which "fixes #1fixes #2" and "@a@b" lack.
+func words(line string, spans [][]int) [][]int {
+	joins := func(c byte) bool {
+		return c == '_' || c == '@' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	for _, s := range spans {
+		for s[0] > 0 && joins(line[s[0]-1]) {
+			s[0]--
+		}
+		for s[1] < len(line) && joins(line[s[1]]) {
+			s[1]++
+		}
+	}
+	return spans
+}
+
+// union sorts spans and joins those that overlap or touch, so that a mention and a closing reference
+// sharing characters ("@o/fix #1") become one piece of code rather than one cutting the other.
+func union(spans [][]int) [][]int {
+	slices.SortFunc(spans, func(a, b []int) int { return a[0] - b[0] })
+	var out [][]int
+	for _, s := range spans {
+		if n := len(out); n > 0 && s[0] <= out[n-1][1] { // touching ones too: their ticks would merge
+			out[n-1][1] = max(out[n-1][1], s[1])
+			continue
+		}
+		out = append(out, []int{s[0], s[1]})
+	}
+	return out
+}
+
+// asCode puts each of the sorted, disjoint spans of line between tick, with a space between
+// tick and a backtick of the line next to it, so that the two never make one longer run, and
+// between a backslash and the opening tick, which it would escape.
+func asCode(line string, spans [][]int, tick string) string {
 	if len(spans) == 0 {
 		return line
 	}
-	slices.SortFunc(spans, func(a, b []int) int { return a[0] - b[0] })
 	var b strings.Builder
 	last := 0
 	for _, s := range spans {
 		b.WriteString(line[last:s[0]])
-		if s[0] > 0 && line[s[0]-1] == '`' {
-			b.WriteString(line[s[0]:s[1]])
-		} else {
-			b.WriteString("`" + line[s[0]:s[1]] + "`")
+		if s[0] > 0 && (line[s[0]-1] == '`' || line[s[0]-1] == '\\') { // a backslash would escape tick
+			b.WriteByte(' ')
+		}
+		b.WriteString(tick + line[s[0]:s[1]] + tick)
+		if s[1] < len(line) && line[s[1]] == '`' {
+			b.WriteByte(' ')
 		}
 		last = s[1]
 	}

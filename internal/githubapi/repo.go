@@ -118,6 +118,7 @@ func (r *Repo) PullRequest(ctx context.Context, number int) (*event.PR, error) {
 		HeadRepo:      head,
 		Fork:          event.ForkHead(head, r.Owner+"/"+r.Name),
 		DefaultBranch: p.GetBase().GetRepo().GetDefaultBranch(),
+		Closed:        p.GetState() == "closed",
 	}, nil
 }
 

@@ -21,6 +21,7 @@ func TestRepo_PullRequest(t *testing.T) {
 	r, gh := repoRig(t, "")
 	gh.AddPR(testkit.FakePR{Number: 5, Head: "feature", Base: "main", Title: "Add x", Body: "Adds x", HeadSHA: strings.Repeat("a", 40)})
 	gh.AddPR(testkit.FakePR{Number: 6, Head: "stranger:patch-1", Base: "main", Title: "Typo", HeadSHA: strings.Repeat("b", 40)})
+	gh.AddPR(testkit.FakePR{Number: 7, Head: "done", Base: "main", State: "closed"})
 
 	got, err := r.PullRequest(t.Context(), 5)
 	want := &event.PR{Number: 5, Title: "Add x", Body: "Adds x", HeadRef: "feature", BaseRef: "main", HeadSHA: strings.Repeat("a", 40), HeadRepo: "octo/widgets",
@@ -31,6 +32,9 @@ func TestRepo_PullRequest(t *testing.T) {
 	got, err = r.PullRequest(t.Context(), 6)
 	if err != nil || !got.Fork || got.HeadRepo != "stranger/widgets" || got.HeadRef != "patch-1" {
 		t.Errorf("PullRequest(6) = %+v, %v; want the fork stranger/widgets's patch-1", got, err)
+	}
+	if got, err = r.PullRequest(t.Context(), 7); err != nil || !got.Closed {
+		t.Errorf("PullRequest(7) = %+v, %v; want it closed", got, err)
 	}
 	if _, err := r.PullRequest(t.Context(), 99); err == nil || !strings.Contains(err.Error(), "get pull request octo/widgets#99") || !strings.Contains(err.Error(), "404") {
 		t.Errorf("PullRequest(99) error = %v, want a 404 naming the pull request", err)

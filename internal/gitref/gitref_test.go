@@ -85,6 +85,7 @@ func TestSlug(t *testing.T) {
 		{"a very long title that goes on and on past the limit", 20, "a-very-long-title"},
 		{"abcdefghijklmnopqrstuvwxyz", 10, "abcdefghij"},
 		{"abc-defghijklmnop", 10, "abc-defghi"},
+		{"a b", 2, "a"},
 	}
 	for _, tt := range tests {
 		if got := Slug(tt.text, tt.max); got != tt.want {

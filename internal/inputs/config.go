@@ -69,7 +69,8 @@ type Config struct {
 	// BuiltInPrompt says Prompt is the mode's built-in template, used since neither prompt nor
 	// prompt-file was set. It is a template as a file's is.
 	BuiltInPrompt bool
-	// PromptArgs are the {{KEY}} values for a template; nil when none were given.
+	// PromptArgs are the {{KEY}} values for a template, with those a mode's built-in prompt takes
+	// from the other inputs (Mode.Args); nil when there are none.
 	PromptArgs map[string]string
 	// CompletionSignals are the texts that end the loop; never empty.
 	CompletionSignals []string
@@ -257,8 +258,13 @@ type OutputConfig struct {
 type DockerConfig struct {
 	// Image is the image reference the container runs; never empty. When the image input is
 	// empty it is "sandcastle:" and the working directory's name in lower case, other characters
-	// than a-z, 0-9, _, . and - turned into -.
+	// than a-z, 0-9, _, . and - turned into -; or, when there is no Dockerfile to build it from
+	// either, the agent's published sandbox image (see Prebuilt).
 	Image string
+	// Prebuilt says Image is the agent's published sandbox image (release.SandboxImage), used
+	// because neither the image input nor a Dockerfile was there: Build is then BuildNever and
+	// Pull true, so it is pulled when the engine lacks it and never built.
+	Prebuilt bool
 	// Build says when Image is built from Dockerfile.
 	Build BuildPolicy
 	// Dockerfile is the absolute path of the Dockerfile. It exists when Build is BuildAlways or
@@ -272,7 +278,7 @@ type DockerConfig struct {
 	// to the caller to default to the agent's uid and gid when absent.
 	BuildArgs map[string]string
 	// Pull allows pulling Image from its registry when it is missing locally; never with
-	// BuildAlways or the default Image.
+	// BuildAlways or the default Image built here, always with Prebuilt.
 	Pull bool
 
 	// UID and GID are the user and group the agent runs as; nil means the owner and group of the

@@ -1,6 +1,10 @@
 package inputs
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sandcastle-action/sandcastle/internal/release"
+)
 
 // Kind says what shape of value an input takes. It drives the docs and the CLI help, and tells
 // FromFlags which flags may repeat.
@@ -197,7 +201,7 @@ var Definitions = []Definition{
 	{
 		Name:        InputMaxIterations,
 		Default:     "1",
-		Description: "Most times the agent is run in a row; the loop stops sooner when it prints a completion signal.",
+		Description: "Most times the agent is run in a row; the loop stops sooner when it prints a completion signal. Empty means the mode's value, or 1 (see Modes in the README).",
 		Kind:        KindNumber,
 	},
 	{
@@ -259,7 +263,7 @@ var Definitions = []Definition{
 	},
 	{
 		Name:        InputImage,
-		Description: "Image the sandbox container runs. Empty means sandcastle:DIR, DIR being the name of working-directory in lower case; that image is built from dockerfile.",
+		Description: "Image the sandbox container runs. Empty means sandcastle:DIR, DIR being the name of working-directory in lower case, built from dockerfile; or, when there is no dockerfile, the agent's published image " + release.Registry + "/" + release.Owner + "/sandcastle-sandbox-AGENT of the action's own version, pulled when missing.",
 		Kind:        KindString,
 	},
 	{
@@ -272,7 +276,7 @@ var Definitions = []Definition{
 	{
 		Name:        InputDockerfile,
 		Default:     ".sandcastle/Dockerfile",
-		Description: "Dockerfile that builds image, relative to working-directory.",
+		Description: "Dockerfile that builds image, relative to working-directory. Without it (and without image) the sandbox runs the agent's published image; sandcastle init writes one that starts from that image.",
 		Kind:        KindPath,
 	},
 	{
@@ -289,7 +293,7 @@ var Definitions = []Definition{
 	{
 		Name:        InputPull,
 		Default:     "false",
-		Description: "Pull image from its registry when it is not present locally, before building it. Needs image set to an image of your own.",
+		Description: "Pull image from its registry when it is not present locally, before building it. Needs image set to an image of your own; the published image used without a Dockerfile is pulled anyway.",
 		Kind:        KindBool,
 	},
 	{
@@ -357,7 +361,7 @@ var Definitions = []Definition{
 	{
 		Name:        InputBranchStrategy,
 		Default:     string(StrategyHead),
-		Description: "How the agent's commits reach a branch: head (work in the checkout itself), merge-to-head (work in a worktree on a temporary branch, then merge it into the current branch) or branch (work in a worktree on the branch named by branch).",
+		Description: "How the agent's commits reach a branch: head (work in the checkout itself), merge-to-head (work in a worktree on a temporary branch, then merge it into the current branch) or branch (work in a worktree on the branch named by branch). Empty means the mode's value, or head (see Modes in the README).",
 		Kind:        KindChoice,
 		Choices:     []string{string(StrategyHead), string(StrategyMergeToHead), string(StrategyBranch)},
 	},
@@ -465,20 +469,20 @@ var Definitions = []Definition{
 	{
 		Name:        InputPush,
 		Default:     string(PushAuto),
-		Description: "Whether and how the agent's branch is pushed with github-token: auto (in the Action, a fast-forward push of branch when branch-strategy is branch and the agent made commits; otherwise nothing), none (never), force (overwrite the remote branch) or lease (overwrite it only if it is still where it was when the run started). With branch-strategy merge-to-head nothing is pushed. When auto or lease finds that the remote branch moved, nothing is overwritten: the commits go to a new recovery branch (the recovery-branch output) and status is branch-moved.",
+		Description: "Whether and how the agent's branch is pushed with github-token: auto (in the Action, a fast-forward push of branch when branch-strategy is branch and the agent made commits; otherwise nothing), none (never), force (overwrite the remote branch) or lease (overwrite it only if it is still where it was when the run started). With branch-strategy merge-to-head nothing is pushed. When auto or lease finds that the remote branch moved, nothing is overwritten: the commits go to a new recovery branch (the recovery-branch output) and status is branch-moved. Empty means the mode's value, or auto (see Modes in the README).",
 		Kind:        KindChoice,
 		Choices:     []string{string(PushAuto), string(PushNone), string(PushForce), string(PushLease)},
 	},
 	{
 		Name:        InputOpenPR,
 		Default:     "false",
-		Description: "Open a pull request from the pushed branch, or update the one an earlier run opened (found by a hidden marker, never duplicated). It needs a pushed branch: branch-strategy branch, or head with push force or lease; not push none, nor merge-to-head, which deletes its branch.",
+		Description: "Open a pull request from the pushed branch, or update the one an earlier run opened (found by a hidden marker, never duplicated). It needs a pushed branch: branch-strategy branch, or head with push force or lease; not push none, nor merge-to-head, which deletes its branch. Empty means the mode's value, or false (see Modes in the README).",
 		Kind:        KindBool,
 	},
 	{
 		Name:        InputPRDraft,
 		Default:     "true",
-		Description: "Open the pull request as a draft. Where the repository does not support drafts (private repositories on GitHub Free and Pro), it is opened ready for review, and the log and the comment say so. Used only with open-pr: true.",
+		Description: "Open the pull request as a draft. Where the repository does not support drafts (private repositories on GitHub Free and Pro), it is opened ready for review, and the log and the comment say so. Used only with open-pr: true. Empty means the mode's value, or true (see Modes in the README).",
 		Kind:        KindBool,
 	},
 	{
@@ -500,28 +504,28 @@ var Definitions = []Definition{
 	{
 		Name:        InputProgressComment,
 		Default:     "true",
-		Description: "Keep one comment on the triggering issue or pull request: created when the run starts, edited as it goes (iteration, last tool call, commits so far) and at the end with the final status, links, and on failure the reason and where the work was kept. A re-run edits the same comment.",
+		Description: "Keep one comment on the triggering issue or pull request: created when the run starts, edited as it goes (iteration, last tool call, commits so far) and at the end with the final status, links, and on failure the reason and where the work was kept. A re-run edits the same comment. Empty means the mode's value, or true (see Modes in the README).",
 		Kind:        KindBool,
 	},
 	{
 		Name:        InputTriggerPhrases,
-		Description: "Phrases that start a run from a new issue or pull request comment, one per line, each at most 100 characters. A phrase counts as a whole word, in any case, outside quoted lines. Empty means /sandcastle and @sandcastle.",
+		Description: "Phrases that start a run from a new issue or pull request comment, one per line, each at most 100 characters. A phrase counts as a whole word, in any case, outside quoted lines. Empty means the mode's value (see Modes in the README), or /sandcastle and @sandcastle.",
 		Kind:        KindList,
 		Multiline:   true,
 	},
 	{
 		Name:        InputTriggerLabel,
-		Description: "Label that starts a run when it is added to an issue or pull request; the run removes it as it starts, so adding it again starts another. Empty means no label is needed: every issue or pull request event the workflow receives starts a run, except a label taken off and the labels, comments and pull request the action itself changes.",
+		Description: "Label that starts a run when it is added to an issue or pull request; the run removes it as it starts, so adding it again starts another. Empty means the mode's value (see Modes in the README) or, without one, that no label is needed: every issue or pull request event the workflow receives starts a run, except a label taken off and the labels, comments and pull request the action itself changes.",
 		Kind:        KindString,
 	},
 	{
 		Name:        InputInProgressLabel,
-		Description: "Label on the issue or pull request while a run works on it. Empty means none. It must differ from trigger-label and blocked-label.",
+		Description: "Label on the issue or pull request while a run works on it. Empty means the mode's value (see Modes in the README), or none. It must differ from trigger-label and blocked-label.",
 		Kind:        KindString,
 	},
 	{
 		Name:        InputBlockedLabel,
-		Description: "Label added to the issue or pull request when a run fails, and removed when the next one starts. Empty means none. It must differ from trigger-label and in-progress-label.",
+		Description: "Label added to the issue or pull request when a run fails, and removed when the next one starts. Empty means the mode's value (see Modes in the README), or none. It must differ from trigger-label and in-progress-label.",
 		Kind:        KindString,
 	},
 	{
@@ -560,13 +564,13 @@ var Definitions = []Definition{
 	{
 		Name:        InputOutputAction,
 		Default:     OutputActionNone,
-		Description: "What the host does with the structured output: none; review (post it as one review of the event's pull request, event COMMENT: the summary as its body, each comment on its line of the diff, one outside the diff in the body, none repeated on a re-run); or triage (carry out, with github-token, what it asks for each issue: labels added or removed, a comment, closing it, each checked against allowed-labels, max-actions and the repository's issues; refused actions are listed in the summary and the refused-actions output, and are not a failure). review and triage default output-tag to result and output-schema to their own schema (see the README).",
+		Description: "What the host does with the structured output: none; review (post it as one review of the event's pull request, event COMMENT: the summary as its body, each comment on its line of the diff, one outside the diff in the body, none repeated on a re-run); or triage (carry out, with github-token, what it asks for each issue: labels added or removed, a comment, closing it, each checked against allowed-labels, max-actions and the repository's issues; refused actions are listed in the summary and the refused-actions output, and are not a failure). review and triage default output-tag to result and output-schema to their own schema (see the README). Empty means the mode's value, or none (see Modes in the README).",
 		Kind:        KindChoice,
 		Choices:     []string{OutputActionNone, OutputActionReview, OutputActionTriage},
 	},
 	{
 		Name:        InputAllowedLabels,
-		Description: "Labels a triage run may add to or remove from issues, one per line or separated by commas. Empty means none. Used only with output-action triage.",
+		Description: "Labels a triage run may add to or remove from issues, one per line or separated by commas. Empty means the mode's value (see Modes in the README), or none. Used only with output-action triage.",
 		Kind:        KindList,
 		Multiline:   true,
 	},

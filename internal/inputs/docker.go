@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sandcastle-action/sandcastle/internal/release"
 )
 
 // The grammar of an image reference, as Docker's distribution/reference package spells it.
@@ -42,8 +44,9 @@ const (
 )
 
 // docker reads the Docker sandbox inputs, in the order of Definitions. dir is the working
-// directory; dirOK says it exists, so paths relative to it can be checked.
-func (l *loader) docker(dir string, dirOK bool) DockerConfig {
+// directory; dirOK says it exists, so paths relative to it can be checked. agent is the agent
+// input, whose published sandbox image is the default when there is nothing to build.
+func (l *loader) docker(dir string, dirOK bool, agent string) DockerConfig {
 	var d DockerConfig
 	var imageIsDefault bool
 	d.Image, imageIsDefault = l.image(dir)
@@ -55,8 +58,18 @@ func (l *loader) docker(dir string, dirOK bool) DockerConfig {
 			}
 		}
 	}
-	d.Dockerfile, d.BuildContext = l.buildFiles(dir, dirOK && d.Build != BuildNever, d.Build)
-	if text, ok := l.given(InputBuildArgs); ok {
+	// Neither an image nor a Dockerfile: the agent's published image, pulled when missing.
+	prebuilt := imageIsDefault && dirOK && d.Build != BuildAlways && !l.changed(InputDockerfile) &&
+		l.missing(resolve(dir, l.single(InputDockerfile)))
+	if prebuilt && d.Build != BuildNever {
+		for _, name := range []string{InputBuildContext, InputBuildArgs} {
+			if l.changed(name) {
+				l.problem(name, "is not used: there is no %s to build, so the published image %s is used; write that Dockerfile (sandcastle init does) or remove %s", resolve(dir, l.single(InputDockerfile)), release.SandboxImage(agent), name)
+			}
+		}
+	}
+	d.Dockerfile, d.BuildContext = l.buildFiles(dir, dirOK && d.Build != BuildNever && !prebuilt, d.Build)
+	if text, ok := l.given(InputBuildArgs); ok && !prebuilt {
 		args, problems := parseMap(text, nil)
 		for _, p := range problems {
 			l.problem(InputBuildArgs, "%s", p)
@@ -67,8 +80,11 @@ func (l *loader) docker(dir string, dirOK bool) DockerConfig {
 	switch {
 	case d.Pull && d.Build == BuildAlways:
 		l.problem(InputPull, "is not used with build-image always, which builds on every run; remove pull or use build-image auto or never")
-	case d.Pull && imageIsDefault:
-		l.problem(InputPull, "needs image: the default image %s is built here, not pulled; set image to a registry image like ghcr.io/owner/name:tag, or remove pull", d.Image)
+	case d.Pull && imageIsDefault && !prebuilt:
+		l.problem(InputPull, "needs image: the default image %s is built here from %s, not pulled; set image to a registry image like ghcr.io/owner/name:tag, or remove pull", d.Image, d.Dockerfile)
+	}
+	if prebuilt {
+		d.Image, d.Prebuilt, d.Build, d.Pull = release.SandboxImage(agent), true, BuildNever, true
 	}
 	d.UID = l.id(InputContainerUID, "user")
 	d.GID = l.id(InputContainerGID, "group")
@@ -93,6 +109,12 @@ func (l *loader) notDocker(sandbox string) {
 			l.problem(name, "only applies with sandbox docker, but sandbox is %s; remove %s or set sandbox: docker", sandbox, name)
 		}
 	}
+}
+
+// missing reports whether the file at path does not exist.
+func (l *loader) missing(path string) bool {
+	_, err := l.env.Stat(path)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // changed reports whether name was given a value other than its default.

@@ -5,11 +5,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/release"
 )
 
 func TestLoad_dockerValueForms(t *testing.T) {
 	t.Parallel()
 	files := map[string]string{
+		".sandcastle/Dockerfile":  "FROM scratch\n",
 		"Dockerfile":              "FROM scratch\n",
 		"build/Containerfile":     "FROM scratch\n",
 		"cache/.keep":             "",
@@ -26,7 +29,6 @@ func TestLoad_dockerValueForms(t *testing.T) {
 		{"memory_largest", with(InputMemory, "8388607TiB"), func(d *DockerConfig) { d.Memory = int64(8388607) << 40 }},
 		{"cpus_fraction_without_leading_zero", with(InputCPUs, ".25"), func(d *DockerConfig) { d.CPUs = 0.25 }},
 		{"cpus_smallest", with(InputCPUs, "0.000000001"), func(d *DockerConfig) { d.CPUs = 1e-9 }},
-		{"default_dockerfile_may_be_missing_with_auto", with(InputBuildImage, "auto"), func(d *DockerConfig) { d.Dockerfile = "/repo/.sandcastle/Dockerfile" }},
 		{"build_context_defaults_to_the_dockerfiles_directory", with(InputDockerfile, "build/Containerfile"), func(d *DockerConfig) {
 			d.Dockerfile, d.BuildContext = "/repo/build/Containerfile", "/repo/build"
 		}},
@@ -77,6 +79,43 @@ func TestLoad_dockerValueForms(t *testing.T) {
 			tt.want(&want)
 			if got := loadOK(t, tt.raw, env).Docker; !reflect.DeepEqual(got, want) {
 				t.Errorf("DockerConfig =\n%+v\nwant\n%+v", got, want)
+			}
+		})
+	}
+}
+
+// TestLoad_publishedSandboxImage: with neither an image input nor a Dockerfile, the sandbox runs
+// the agent's published image, pulled when missing and never built; an image or a Dockerfile
+// (the default one, or one given) keeps the image of one's own.
+func TestLoad_publishedSandboxImage(t *testing.T) {
+	t.Parallel()
+	bare := testEnv(map[string]string{"docker/Dockerfile": "FROM scratch\n"})
+	scaffolded := testEnv(map[string]string{".sandcastle/Dockerfile": "FROM scratch\n"})
+	published := func(agent string) string { return release.SandboxImage(agent) }
+	tests := []struct {
+		name     string
+		raw      Raw
+		env      Env
+		image    string
+		prebuilt bool
+	}{
+		{"nothing_to_build", with(), bare, published("claude-code"), true},
+		{"per_agent", with(InputAgent, "codex"), bare, published("codex"), true},
+		{"build_never", with(InputBuildImage, "never"), bare, published("claude-code"), true},
+		{"pull_is_implied", with(InputPull, "true"), bare, published("claude-code"), true},
+		{"scaffolded_dockerfile", with(), scaffolded, "sandcastle:repo", false},
+		{"dockerfile_given", with(InputDockerfile, "docker/Dockerfile"), bare, "sandcastle:repo", false},
+		{"image_given", with(InputImage, "ghcr.io/acme/agent:1", InputBuildImage, "never"), bare, "ghcr.io/acme/agent:1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := loadOK(t, tt.raw, tt.env).Docker
+			if d.Image != tt.image || d.Prebuilt != tt.prebuilt {
+				t.Errorf("image %s (prebuilt %v), want %s (prebuilt %v)", d.Image, d.Prebuilt, tt.image, tt.prebuilt)
+			}
+			if d.Prebuilt && (d.Build != BuildNever || !d.Pull) {
+				t.Errorf("the published image with build %s, pull %v; want never built, pulled when missing", d.Build, d.Pull)
 			}
 		})
 	}

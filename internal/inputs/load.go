@@ -138,7 +138,7 @@ func Load(raw Raw, env Env) (Config, error) {
 	} else {
 		// With an invalid sandbox the Docker inputs are still checked, so every problem shows
 		// at once; the Config is not returned then.
-		c.Docker = l.docker(c.WorkingDirectory, wdOK)
+		c.Docker = l.docker(c.WorkingDirectory, wdOK, c.Agent)
 	}
 
 	c.BranchStrategy = BranchStrategy(l.choice(InputBranchStrategy))
@@ -159,6 +159,7 @@ func Load(raw Raw, env Env) (Config, error) {
 	c.LogFile = l.logFile(c.WorkingDirectory)
 	c.Verbose = l.boolean(InputVerbose)
 	c.GitHub = l.github(c.BranchStrategy)
+	l.modeArgs(&c)
 	c.Output = l.output(c.WorkingDirectory, wdOK, c.MaxIterations, agent, agentOK, c.GitHub.OutputAction)
 
 	if err := errors.Join(l.problems...); err != nil {
@@ -239,13 +240,20 @@ func (l *loader) boolean(name string) bool {
 // does not set off problems about the inputs that depend on it.
 func (l *loader) flag(name string) (value, ok bool) {
 	v := l.single(name)
+	if value, ok = parseBool(v); !ok {
+		l.problem(name, "%q is not a boolean; use true or false", v)
+	}
+	return value, ok
+}
+
+// parseBool reads a boolean input's value, and says whether it is one.
+func parseBool(v string) (value, ok bool) {
 	switch strings.ToLower(v) {
 	case "true", "yes", "1":
 		return true, true
 	case "false", "no", "0":
 		return false, true
 	}
-	l.problem(name, "%q is not a boolean; use true or false", v)
 	return false, false
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sandcastle-action/sandcastle/internal/release"
 )
 
 func TestLoad_defaults(t *testing.T) {
@@ -25,8 +27,11 @@ func TestLoad_defaults(t *testing.T) {
 		Agent:             "claude-code",
 		Sandbox:           "docker",
 		Docker: DockerConfig{
-			Image:        "sandcastle:repo",
-			Build:        BuildAuto,
+			// No image input and no .sandcastle/Dockerfile: the published image.
+			Image:        release.SandboxImage("claude-code"),
+			Prebuilt:     true,
+			Build:        BuildNever,
+			Pull:         true,
 			Dockerfile:   "/repo/.sandcastle/Dockerfile",
 			BuildContext: "/repo/.sandcastle",
 			Memory:       4 << 30,
@@ -425,14 +430,16 @@ func TestLoad_badInput(t *testing.T) {
 		{"dockerfile_is_a_directory", with(InputDockerfile, "docker"), InputDockerfile, "/repo/docker is a directory"},
 		{"default_dockerfile_missing_with_build_always", with(InputBuildImage, "always"), InputDockerfile, "file /repo/.sandcastle/Dockerfile does not exist"},
 		{"dockerfile_with_build_never", with(InputBuildImage, "never", InputDockerfile, "docker/Dockerfile"), InputDockerfile, "is not used with build-image never"},
-		{"build_context_missing", with(InputBuildContext, "ctx"), InputBuildContext, "directory /repo/ctx does not exist"},
-		{"build_context_is_a_file", with(InputBuildContext, "notes.txt"), InputBuildContext, "is not a directory"},
+		{"build_context_missing", with(InputDockerfile, "docker/Dockerfile", InputBuildContext, "ctx"), InputBuildContext, "directory /repo/ctx does not exist"},
+		{"build_context_is_a_file", with(InputDockerfile, "docker/Dockerfile", InputBuildContext, "notes.txt"), InputBuildContext, "is not a directory"},
+		{"build_context_without_dockerfile", with(InputBuildContext, "docker"), InputBuildContext, "is not used: there is no /repo/.sandcastle/Dockerfile to build, so the published image " + release.SandboxImage("claude-code") + " is used"},
 		{"build_context_with_build_never", with(InputBuildImage, "never", InputBuildContext, "docker"), InputBuildContext, "is not used with build-image never"},
-		{"build_args_bad_key", with(InputBuildArgs, "MY-ARG=1"), InputBuildArgs, `the key on line 1 is not a valid name (not shown`},
-		{"build_args_yaml_list", with(InputBuildArgs, "- a\n- b\n"), InputBuildArgs, "is a YAML list, not a map"},
+		{"build_args_bad_key", with(InputDockerfile, "docker/Dockerfile", InputBuildArgs, "MY-ARG=1"), InputBuildArgs, `the key on line 1 is not a valid name (not shown`},
+		{"build_args_yaml_list", with(InputDockerfile, "docker/Dockerfile", InputBuildArgs, "- a\n- b\n"), InputBuildArgs, "is a YAML list, not a map"},
+		{"build_args_without_dockerfile", with(InputAgent, "codex", InputBuildArgs, "A=1"), InputBuildArgs, "write that Dockerfile (sandcastle init does) or remove build-args"},
 		{"build_args_with_build_never", with(InputBuildImage, "never", InputBuildArgs, "A=1"), InputBuildArgs, "is not used with build-image never"},
 		{"pull_maybe", with(InputPull, "maybe"), InputPull, "use true or false"},
-		{"pull_with_default_image", with(InputPull, "true"), InputPull, "needs image: the default image sandcastle:repo is built here"},
+		{"pull_with_default_image", with(InputPull, "true", InputDockerfile, "docker/Dockerfile"), InputPull, "needs image: the default image sandcastle:repo is built here from /repo/docker/Dockerfile"},
 		{"pull_with_build_always", with(InputPull, "true", InputImage, "ghcr.io/a/b:1", InputBuildImage, "always", InputDockerfile, "docker/Dockerfile"), InputPull, "is not used with build-image always"},
 		{"container_uid_root", with(InputContainerUID, "0"), InputContainerUID, "0 is root, which the agent never runs as; give a non-root user id"},
 		{"container_uid_negative", with(InputContainerUID, "-1"), InputContainerUID, `"-1" is not a user id`},

@@ -41,6 +41,9 @@ type Mode struct {
 	// Prompt is the built-in prompt template, used when neither prompt nor prompt-file is set;
 	// "" = none, so a prompt is required.
 	Prompt string
+	// Args are the values of the built-in prompt's own placeholders, made from what the run
+	// was given, so that the prompt says what the run does; nil = none. prompt-args wins.
+	Args func(GitHubConfig) map[string]string
 }
 
 // Setting is the value a mode gives one input.
@@ -99,7 +102,7 @@ var Modes = []Mode{
 	},
 	{
 		Name:          ModeReview,
-		Started:       "a pull request opened, pushed to or marked ready, or a comment with `/sandcastle review` on one",
+		Started:       "a pull request opened, reopened, pushed to or marked ready, or a comment with `/sandcastle review` on one",
 		Subjects:      []event.Subject{event.SubjectPullRequest},
 		OnPullRequest: true,
 		Prompt:        reviewPrompt,
@@ -118,6 +121,7 @@ var Modes = []Mode{
 		Started:  "a schedule, or a run started by hand (`workflow_dispatch`)",
 		Subjects: []event.Subject{event.SubjectWorkflow},
 		Prompt:   triagePrompt,
+		Args:     triageArgs,
 		Settings: []Setting{
 			{Input: InputBranchStrategy, Value: string(StrategyHead)},
 			{Input: InputPush, Value: string(PushNone), Needed: changesNoBranch},
@@ -171,6 +175,36 @@ var (
 	triagePrompt string
 )
 
+// triageArgs tell the triage prompt the labels it may ask for and how an issue triaged before
+// is marked.
+func triageArgs(g GitHubConfig) map[string]string {
+	labels := "none"
+	if len(g.Triage.AllowedLabels) > 0 {
+		labels = strings.Join(g.Triage.AllowedLabels, ", ")
+	}
+	triaged := "that an earlier triage commented on"
+	if g.Triage.TriagedLabel != "" {
+		triaged = "labelled " + g.Triage.TriagedLabel + ", or " + triaged
+	}
+	return map[string]string{"ALLOWED_LABELS": labels, "TRIAGED": triaged}
+}
+
+// modeArgs adds to c's prompt-args the values its mode's built-in prompt takes from the other
+// inputs, where prompt-args gives none.
+func (l *loader) modeArgs(c *Config) {
+	if !c.BuiltInPrompt || l.mode.Args == nil {
+		return
+	}
+	for k, v := range l.mode.Args(c.GitHub) {
+		if _, given := c.PromptArgs[k]; !given {
+			if c.PromptArgs == nil {
+				c.PromptArgs = map[string]string{}
+			}
+			c.PromptArgs[k] = v
+		}
+	}
+}
+
 // IssueBranchPrefix begins the name of an implement run's branch.
 const IssueBranchPrefix = "sandcastle/issue-"
 
@@ -215,15 +249,15 @@ func (l *loader) applyMode(name string) {
 }
 
 // sameValue reports whether a and b are the same value of input: booleans and numbers by what
-// they mean, anything else as trimmed text.
+// they mean, as Load reads them, anything else as trimmed text.
 func sameValue(input, a, b string) bool {
 	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
 	d, _ := Lookup(input)
 	switch d.Kind {
 	case KindBool:
-		x, errA := strconv.ParseBool(strings.ToLower(a))
-		y, errB := strconv.ParseBool(strings.ToLower(b))
-		return errA == nil && errB == nil && x == y
+		x, okA := parseBool(a)
+		y, okB := parseBool(b)
+		return okA && okB && x == y
 	case KindNumber:
 		x, errA := strconv.ParseInt(a, 10, 64)
 		y, errB := strconv.ParseInt(b, 10, 64)
@@ -242,6 +276,8 @@ func (l *loader) issueBranch() string {
 		// The event's own problem says enough.
 	case l.env.Event == nil:
 		l.problem(InputBranch, "mode %s names the branch after the issue that started the run, and no event started this one (it runs outside GitHub Actions); set branch", l.mode.Name)
+	case !l.env.Event.About(l.mode.Subjects):
+		// The run skips the event (event.Decide), and needs no branch.
 	default:
 		l.problem(InputBranch, "mode %s names the branch after the issue that started the run, and the %s event is about no issue; set branch, or start the run from an issue", l.mode.Name, l.env.Event.Name)
 	}

@@ -1,6 +1,9 @@
 package inputs
 
 import (
+	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -94,6 +97,14 @@ func TestLoad_modeDefaults(t *testing.T) {
 		if !slices.Contains(g.Triage.AllowedLabels, "bug") || !slices.Contains(g.Triage.AllowedLabels, "good first issue") || g.Triage.MaxActions != 20 {
 			t.Errorf("Triage = %+v; want GitHub's default labels allowed", g.Triage)
 		}
+		if got := c.PromptArgs["ALLOWED_LABELS"]; !strings.HasPrefix(got, "bug, documentation, ") || !strings.Contains(c.PromptArgs["TRIAGED"], "labelled sandcastle:triaged") {
+			t.Errorf("PromptArgs %q; want the prompt told the allowed labels and the triaged one", c.PromptArgs)
+		}
+		for _, key := range []string{"{{ALLOWED_LABELS}}", "{{TRIAGED}}"} {
+			if !strings.Contains(c.Prompt, key) {
+				t.Errorf("the built-in prompt does not use %s", key)
+			}
+		}
 	})
 }
 
@@ -118,6 +129,16 @@ func TestLoad_modeGivenInputsWin(t *testing.T) {
 	if err != nil || c.BuiltInPrompt || c.MaxIterations != 1 {
 		t.Errorf("Load(review, the values it needs written otherwise) = %+v, %v", c, err)
 	}
+	c, err = Load(Raw{InputMode: ModeTriage, InputOpenPR: "No", InputPush: " none\n"}, testEnv(nil))
+	if err != nil || c.GitHub.OpenPR || c.GitHub.Push != PushNone {
+		t.Errorf("Load(triage, a boolean and a choice it needs written otherwise) = %+v, %v", c.GitHub, err)
+	}
+	// Another strategy than the mode's has no branch to name.
+	env.Event = issueEvent
+	c, err = Load(Raw{InputMode: ModeImplement, InputBranchStrategy: "merge-to-head", InputOpenPR: "false"}, env)
+	if err != nil || c.Branch != "" {
+		t.Errorf("Load(implement, merge-to-head) = branch %q, %v; want none", c.Branch, err)
+	}
 }
 
 // TestLoad_modeConflicts: a value the mode cannot work with is one problem naming the input and
@@ -136,7 +157,11 @@ func TestLoad_modeConflicts(t *testing.T) {
 		{Raw{InputMode: "fix"}, InputMode, "use one of: run, implement, pr, review, triage"},
 	}
 	for _, tt := range tests {
+		given := maps.Clone(tt.raw)
 		checkOneProblem(t, func() error { _, err := Load(tt.raw, testEnv(nil)); return err }(), tt.input, tt.want)
+		if !maps.Equal(tt.raw, given) {
+			t.Errorf("Load changed its caller's inputs %v to %v", given, tt.raw)
+		}
 	}
 }
 
@@ -149,7 +174,7 @@ func TestLoad_implementNeedsAnIssue(t *testing.T) {
 		want  string
 	}{
 		{nil, "no event started this one"},
-		{&event.Event{Name: event.WorkflowDispatch}, "the workflow_dispatch event is about no issue"},
+		{&event.Event{Name: "release"}, "the release event is about no issue"},
 	} {
 		env := testEnv(nil)
 		env.Event = tt.event
@@ -164,6 +189,11 @@ func TestLoad_implementNeedsAnIssue(t *testing.T) {
 	c, err := Load(Raw{InputMode: ModeImplement, InputBranch: "work"}, env)
 	if err != nil || c.Branch != "work" {
 		t.Errorf("Load with a branch = %q, %v", c.Branch, err)
+	}
+	// An event about what the mode does not answer is skipped: no branch to name.
+	env.Event = &event.Event{Name: event.WorkflowDispatch}
+	if c, err := Load(Raw{InputMode: ModeImplement}, env); err != nil || c.Branch != "" {
+		t.Errorf("Load on a workflow_dispatch = branch %q, %v; want none, and no problem", c.Branch, err)
 	}
 }
 
@@ -201,10 +231,91 @@ func TestModes(t *testing.T) {
 		}
 		var seen []string
 		for _, s := range m.Settings {
-			if _, ok := Lookup(s.Input); !ok || s.Input == InputMode || slices.Contains(seen, s.Input) {
+			d, ok := Lookup(s.Input)
+			if !ok || s.Input == InputMode || slices.Contains(seen, s.Input) {
 				t.Errorf("mode %s: setting of %q: not an input, or set twice", m.Name, s.Input)
 			}
+			if !strings.Contains(d.Description, "Empty means the mode's value") {
+				t.Errorf("input %q: the description does not say that a mode sets it: %s", s.Input, d.Description)
+			}
 			seen = append(seen, s.Input)
+		}
+	}
+}
+
+// TestLoad_modesInTheAction: the Actions runner passes a default of action.yml as INPUT_*, as
+// if the workflow had set it, so a step with only mode: loads as mode alone does on the command
+// line only when action.yml gives no default to what a mode sets.
+func TestLoad_modesInTheAction(t *testing.T) {
+	t.Parallel()
+	defaults := actionDefaults(t)
+	events := map[string]*event.Event{
+		ModeImplement: issueEvent,
+		ModePR:        {Name: event.IssueComment, Issue: &event.Issue{Number: 5, IsPR: true}, Comment: &event.Comment{Body: "/sandcastle fix it"}},
+		ModeReview:    {Name: event.PullRequest, Action: "opened", PR: &event.PR{Number: 5}},
+		ModeTriage:    {Name: event.Schedule},
+	}
+	for _, m := range Modes {
+		env := testEnv(nil)
+		env.Event = events[m.Name]
+		raw := Raw{InputMode: m.Name, InputGitHubToken: "ghs_x"}
+		if m.Prompt == "" {
+			raw[InputPrompt] = "Fix the bug."
+		}
+		want, err := Load(raw, env)
+		if err != nil {
+			t.Fatalf("mode %s alone: %v", m.Name, err)
+		}
+		runner := map[string]string{}
+		for name, v := range raw {
+			runner[EnvName(name)] = v
+		}
+		for name, v := range defaults {
+			if strings.HasPrefix(v, "${{") {
+				v = "ghs_x" // the runner evaluates the expression: github.token
+			}
+			if _, given := raw[name]; !given {
+				runner[EnvName(name)] = v
+			}
+		}
+		got, err := Load(FromEnv(func(k string) string { return runner[k] }), env)
+		if err != nil {
+			t.Errorf("mode %s in the Action: %v", m.Name, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("mode %s in the Action: %s\nwant, as mode alone: %s", m.Name, settingsOf(got), settingsOf(want))
+		}
+	}
+}
+
+// settingsOf shows the values of c that the modes set.
+func settingsOf(c Config) string {
+	g := c.GitHub
+	return fmt.Sprintf("max-iterations %d, branch-strategy %s, push %s, open-pr %v, pr-draft %v, progress-comment %v, output-action %s",
+		c.MaxIterations, c.BranchStrategy, g.Push, g.OpenPR, g.PRDraft, g.ProgressComment, g.OutputAction)
+}
+
+// TestLoad_triagePromptSaysWhatIsAllowed: the triage prompt names the labels the run allows,
+// the workflow's own when it lists them, unless prompt-args says otherwise; a prompt of the
+// workflow's own gets none of it.
+func TestLoad_triagePromptSaysWhatIsAllowed(t *testing.T) {
+	t.Parallel()
+	env := testEnv(map[string]string{"p.md": "Triage; answer in <result>."})
+	for _, tt := range []struct {
+		raw  Raw
+		want map[string]string
+	}{
+		{Raw{InputAllowedLabels: "bug\nneeds info", InputTriagedLabel: "seen"},
+			map[string]string{"ALLOWED_LABELS": "bug, needs info", "TRIAGED": "labelled seen, or that an earlier triage commented on"}},
+		{Raw{InputAllowedLabels: "bug", InputPromptArgs: "ALLOWED_LABELS: any\nTEAM: core"},
+			map[string]string{"ALLOWED_LABELS": "any", "TEAM": "core", "TRIAGED": "labelled sandcastle:triaged, or that an earlier triage commented on"}},
+		{Raw{InputAllowedLabels: "bug", InputPromptFile: "p.md"}, nil},
+	} {
+		tt.raw[InputMode] = ModeTriage
+		c, err := Load(tt.raw, env)
+		if err != nil || !maps.Equal(c.PromptArgs, tt.want) {
+			t.Errorf("Load(%v) = prompt-args %q, %v; want %q", tt.raw, c.PromptArgs, err, tt.want)
 		}
 	}
 }

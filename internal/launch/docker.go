@@ -168,11 +168,15 @@ func (d Docker) Start(ctx context.Context, dir, top string, env map[string]strin
 	return &Container{Sandbox: sb, Copied: copied}, nil
 }
 
-// image builds the image, or checks it is there, as build-image says.
+// image builds the image, or checks it is there, as build-image says; the published image of a
+// run without a Dockerfile is pulled when the engine lacks it.
 func (d Docker) image(ctx context.Context, engine *docker.Engine, log *report.Log) error {
 	uid, gid := d.User()
 	args := map[string]string{"AGENT_UID": strconv.Itoa(uid), "AGENT_GID": strconv.Itoa(gid)}
 	maps.Copy(args, d.Config.BuildArgs)
+	if d.Config.Prebuilt {
+		log.Status("No %s: the sandbox runs the published image %s (pulled when missing)", d.Config.Dockerfile, d.Config.Image)
+	}
 	_, err := engine.EnsureImage(ctx, docker.Build{
 		Image:      d.Config.Image,
 		Dockerfile: d.Config.Dockerfile,
@@ -182,6 +186,9 @@ func (d Docker) image(ctx context.Context, engine *docker.Engine, log *report.Lo
 		Pull:       d.Config.Pull,
 		OnLine:     func(line string) { log.Raw(line) },
 	})
+	if err != nil && d.Config.Prebuilt {
+		return &inputs.RuntimeError{Input: inputs.InputImage, Err: fmt.Errorf("%w; without the registry in reach (offline, or no access to it), set image to an image this Docker engine has, or write a dockerfile to build one (sandcastle init writes %s)", err, d.Config.Dockerfile)}
+	}
 	return err
 }
 

@@ -133,9 +133,10 @@ func TestStart_copies_the_workspace(t *testing.T) {
 	}
 }
 
-// TestStart_missing_image: an image that is not there and may not be built fails the start.
-func TestStart_missing_image(t *testing.T) {
-	t.Parallel()
+// startFailing starts a container for d, with its image set by image, on a fresh repository,
+// and returns what was logged and the error, which it requires.
+func startFailing(t *testing.T, d Docker, image func(c *inputs.DockerConfig, dir string)) (string, error) {
+	t.Helper()
 	testkit.RequireDocker(t)
 	dir := repo(t)
 	guard, err := gitguard.Take(t.Context(), git.New(dir, nil).WithConfig("safe.directory=*"))
@@ -143,12 +144,46 @@ func TestStart_missing_image(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer guard.Close(t.Context())
-	d := dockerOf(inputs.SyncMount)
-	d.Config.Image = "sandcastle-test:never-built"
-	log := report.NewConsole(nil, nil, false).NewLog(nil, nil)
-	if c, err := d.Start(t.Context(), dir, dir, nil, guard, log); err == nil {
+	image(&d.Config, dir)
+	var console strings.Builder
+	log := report.NewConsole(&console, nil, false).NewLog(nil, nil)
+	c, err := d.Start(t.Context(), dir, dir, nil, guard, log)
+	if err == nil {
 		c.Close(t.Context())
-		t.Error("Start of a missing image succeeded")
+		t.Fatalf("Start of image %s succeeded", d.Config.Image)
+	}
+	return console.String(), err
+}
+
+// TestStart_missing_image: an image that is not there and may not be built fails the start.
+func TestStart_missing_image(t *testing.T) {
+	t.Parallel()
+	startFailing(t, dockerOf(inputs.SyncMount), func(c *inputs.DockerConfig, _ string) { c.Image = "sandcastle-test:never-built" })
+}
+
+// TestStart_published_image_out_of_reach: the published image of a run without a Dockerfile
+// that can be neither found nor pulled (offline here: the registry's name does not resolve) is
+// an error of the input image, which says what to set instead.
+func TestStart_published_image_out_of_reach(t *testing.T) {
+	t.Parallel()
+	const image = "registry.invalid/sandcastle-sandbox-claude-code:0.0.0"
+	var dockerfile string
+	console, err := startFailing(t, dockerOf(inputs.SyncMount), func(c *inputs.DockerConfig, dir string) {
+		c.Image, c.Prebuilt, c.Pull = image, true, true
+		c.Dockerfile = filepath.Join(dir, ".sandcastle", "Dockerfile")
+		dockerfile = c.Dockerfile
+	})
+	var re *inputs.RuntimeError
+	if !errors.As(err, &re) || re.Input != inputs.InputImage {
+		t.Fatalf("error %v (%T), want a RuntimeError of input image", err, err)
+	}
+	for _, want := range []string{"pull image " + image, "set image to an image this Docker engine has", "write a dockerfile", dockerfile} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if !strings.Contains(console, "the sandbox runs the published image "+image) {
+		t.Errorf("the log does not say which image the run pulls:\n%s", console)
 	}
 }
 

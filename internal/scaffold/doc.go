@@ -3,7 +3,8 @@
 // template with a GitHub workflow that runs the action on labelled issues, or one workflow for
 // each mode asked for (implement, pr, review, triage), which runs the mode's built-in prompt.
 //
-// The files come from templates embedded in the binary; the versions they pin (the agent CLI,
-// the base image, the actions the workflow uses) are constants in one place, pins.go. Write
-// never overwrites a file unless asked to, and when it refuses it writes nothing at all.
+// The files come from templates embedded in the binary. The Dockerfile starts from the agent's
+// published sandbox image of this release (internal/release), which carries the agent CLI; the
+// actions the workflow uses are pinned in pins.go. Write never overwrites a file unless asked
+// to, and when it refuses it writes nothing at all.
 package scaffold

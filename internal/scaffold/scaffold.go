@@ -14,6 +14,7 @@ import (
 	"text/template"
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/release"
 )
 
 // DefaultAgent is the agent Write scaffolds when Options.Agent is empty.
@@ -30,8 +31,8 @@ type Options struct {
 	// with the mode's built-in prompt; one of Modes(). None writes the starter workflow of
 	// the run mode with a prompt file of its own, .sandcastle/prompt.md.
 	Modes []string
-	// Force overwrites files that exist. Without it, any existing file is an error and nothing
-	// is written.
+	// Force overwrites files that exist. Without it, an existing file is an error and nothing
+	// is written, but for the files every mode shares, which Write with Modes keeps.
 	Force bool
 }
 
@@ -59,55 +60,44 @@ func (e *ExistError) Error() string {
 
 func (e *ExistError) Unwrap() error { return fs.ErrExist }
 
-// agentImage is what differs between agents: how the image gets the CLI, and its credentials.
+// agentImage is what differs between agents: the CLI's name, and its credentials.
 type agentImage struct {
 	Label       string // the CLI's name in comments
-	Base        string // the image the Dockerfile starts from
-	AptNode     bool   // install Debian's nodejs and npm, for an npm package that runs on them
-	Package     string // the npm package of the CLI; "" when Tarball is used
-	Version     string // its pinned version
-	Tarball     string // a pinned release archive of the CLI, for one not on npm
-	Program     string // the command the archive's CLI is linked as
 	Secret      string // the credential the workflow passes from the repository's secrets
 	Credentials []string
 	Notes       []string // comment lines for .env.example
 }
 
-// agents returns the agents Write knows. Adding one is an entry here.
+// agents returns the agents Write knows. Adding one is an entry here, and its sandbox image in
+// images/sandbox/Dockerfile.
 func agents() map[string]agentImage {
 	return map[string]agentImage{
 		"claude-code": {
-			Label: "Claude Code", Base: BaseImage, AptNode: true,
-			Package: "@anthropic-ai/claude-code", Version: ClaudeCodeVersion,
+			Label:  "Claude Code",
 			Secret: "ANTHROPIC_API_KEY", Credentials: []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"},
 			Notes: []string{"CLAUDE_CODE_OAUTH_TOKEN is a subscription token from `claude setup-token`."},
 		},
 		"codex": {
-			Label: "Codex", Base: BaseImage, AptNode: true,
-			Package: "@openai/codex", Version: CodexVersion,
+			Label:  "Codex",
 			Secret: "CODEX_API_KEY", Credentials: []string{"CODEX_API_KEY"},
 			Notes: []string{"codex exec logs in with CODEX_API_KEY (an OpenAI API key); it ignores OPENAI_API_KEY."},
 		},
 		"pi": {
-			Label: "Pi", Base: NodeImage,
-			Package: "@mariozechner/pi-coding-agent", Version: PiVersion,
+			Label:  "Pi",
 			Secret: "ANTHROPIC_API_KEY", Credentials: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"},
 			Notes: []string{"pi uses the provider of the model input; set that provider's key."},
 		},
 		"opencode": {
-			Label: "OpenCode", Base: NodeImage,
-			Package: "opencode-ai", Version: OpenCodeVersion,
+			Label:  "OpenCode",
 			Secret: "ANTHROPIC_API_KEY", Credentials: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENCODE_API_KEY"},
 			Notes: []string{"opencode uses the provider of the model input (provider/model); set that provider's key."},
 		},
 		"cursor": {
-			Label: "Cursor", Base: BaseImage,
-			Tarball: "https://downloads.cursor.com/lab/" + CursorVersion + "/linux/x64/agent-cli-package.tar.gz", Program: "agent",
+			Label:  "Cursor",
 			Secret: "CURSOR_API_KEY", Credentials: []string{"CURSOR_API_KEY"},
 		},
 		"copilot": {
-			Label: "GitHub Copilot CLI", Base: NodeImage,
-			Package: "@github/copilot", Version: CopilotVersion,
+			Label:  "GitHub Copilot CLI",
 			Secret: "COPILOT_GITHUB_TOKEN", Credentials: []string{"COPILOT_GITHUB_TOKEN"},
 			Notes: []string{
 				"A fine-grained token with the Copilot Requests permission. The job's GITHUB_TOKEN cannot",
@@ -126,23 +116,32 @@ func Agents() []string {
 type file struct {
 	path    string
 	content []byte
+	// shared is a file every mode's workflow uses: when Write adds a mode's workflow, one that
+	// exists (an earlier init's, maybe edited since) is kept as it is, unless Force.
+	shared bool
 }
 
 // Write writes the starter files into dir, creating directories as needed, and returns their
-// paths relative to dir in the order written. On error it returns no paths, and the files it
-// created are removed again.
+// paths relative to dir in the order written. With Modes, the shared files that exist are kept
+// and not returned, so that a mode's workflow can be added later. On error it returns no
+// paths, and the files it created are removed again.
 func Write(dir string, o Options) ([]string, error) {
-	files, err := render(o.Agent, o.Modes)
+	all, err := render(o.Agent, o.Modes)
 	if err != nil {
 		return nil, err
 	}
+	var files []file
 	var existing []string
-	for _, f := range files {
+	for _, f := range all {
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.path))); err == nil {
+			if f.shared && !o.Force {
+				continue
+			}
 			existing = append(existing, filepath.FromSlash(f.path))
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("scaffold %s: %w", f.path, err)
 		}
+		files = append(files, f)
 	}
 	if len(existing) > 0 && !o.Force {
 		return nil, &ExistError{Paths: existing}
@@ -203,8 +202,8 @@ func render(agent string, modes []string) ([]file, error) {
 	}
 	data := struct {
 		agentImage
-		Agent, ActionRef, CheckoutRef string
-	}{a, agent, ActionRef, CheckoutRef}
+		Agent, Image, ActionRef, CheckoutRef string
+	}{a, agent, release.SandboxImage(agent), ActionRef, CheckoutRef}
 
 	sources := []source{{".sandcastle/Dockerfile", "Dockerfile"}}
 	if len(modes) == 0 {
@@ -237,7 +236,8 @@ func render(agent string, modes []string) ([]file, error) {
 		if err := t.Execute(&b, data); err != nil {
 			return nil, fmt.Errorf("scaffold %s: render template: %w", s.path, err)
 		}
-		files = append(files, file{path: s.path, content: b.Bytes()})
+		shared := len(modes) > 0 && !strings.HasPrefix(s.template, "workflow-")
+		files = append(files, file{path: s.path, content: b.Bytes(), shared: shared})
 	}
 	return files, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
+	"github.com/sandcastle-action/sandcastle/internal/release"
 
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
@@ -82,10 +83,9 @@ func TestWritePins(t *testing.T) {
 	}
 	tree := readTree(t, dir)
 	for _, c := range []struct{ path, want string }{
-		{".sandcastle/Dockerfile", "FROM " + BaseImage + "\n"},
-		{".sandcastle/Dockerfile", "npm install -g --no-audit --no-fund @anthropic-ai/claude-code@" + ClaudeCodeVersion + " "},
+		{".sandcastle/Dockerfile", "FROM " + release.SandboxImage("claude-code") + "\n"},
 		{".sandcastle/Dockerfile", "ARG AGENT_UID=1000\nARG AGENT_GID=1000\n"},
-		{".sandcastle/Dockerfile", "WORKDIR /home/agent\n"},
+		{".sandcastle/Dockerfile", "USER ${AGENT_UID}:${AGENT_GID}\n"},
 		{".github/workflows/sandcastle.yml", "uses: " + ActionRef + "\n"},
 		{".github/workflows/sandcastle.yml", "uses: " + CheckoutRef + "\n"},
 	} {
@@ -95,6 +95,9 @@ func TestWritePins(t *testing.T) {
 	}
 	if strings.Contains(tree[".sandcastle/Dockerfile"], "ENTRYPOINT") {
 		t.Errorf("Dockerfile has an ENTRYPOINT; the sandbox keeps its container alive itself")
+	}
+	if want := release.Owner + "/sandcastle@" + release.MajorTag(); ActionRef != want {
+		t.Errorf("the workflow uses %s, want the release's major tag %s", ActionRef, want)
 	}
 }
 
@@ -424,42 +427,4 @@ func readTree(t *testing.T, dir string) map[string]string {
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got)
-}
-
-// The tests run the CLI versions that init scaffolds: scripts/agent-clis.env, which installs
-// them for the tests and the test images, must pin the same ones.
-func TestPinsMatchTestedVersions(t *testing.T) {
-	t.Parallel()
-	data, err := os.ReadFile("../../scripts/agent-clis.env")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := map[string]string{}
-	for _, line := range strings.Split(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
-			env[k] = v
-		}
-	}
-	for k, want := range map[string]string{
-		"CLAUDE_CODE_VERSION": ClaudeCodeVersion,
-		"CODEX_VERSION":       CodexVersion,
-		"PI_VERSION":          PiVersion,
-		"OPENCODE_VERSION":    OpenCodeVersion,
-		"COPILOT_VERSION":     CopilotVersion,
-	} {
-		if got := env[k]; got != want {
-			t.Errorf("scripts/agent-clis.env %s = %q, scaffold pins %q", k, got, want)
-		}
-	}
-	// The scripted servers were written against these CLIs, and the action image ships claude.
-	if testkit.ClaudeCodeVersion != ClaudeCodeVersion || testkit.CodexVersion != CodexVersion {
-		t.Errorf("testkit knows claude %s and codex %s, scaffold pins %s and %s", testkit.ClaudeCodeVersion, testkit.CodexVersion, ClaudeCodeVersion, CodexVersion)
-	}
-	dockerfile, err := os.ReadFile("../../Dockerfile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "ARG CLAUDE_CODE_VERSION=" + ClaudeCodeVersion + "\n"; !strings.Contains(string(dockerfile), want) {
-		t.Errorf("the action's Dockerfile does not pin %q", strings.TrimSpace(want))
-	}
 }

@@ -71,22 +71,11 @@ func imagePath(name string) string {
 // socket) and returns the status. A _ping answered with anything but 200 is an error, since an
 // engine that cannot ping cannot run tests either.
 func engineGet(ctx context.Context, host, path string) (int, error) {
-	if host == "" {
-		host = defaultDockerHost
-	}
-	client, base, err := engineClient(host)
-	if err != nil {
-		return 0, err
-	}
 	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+	resp, err := engineRequest(ctx, host, path)
 	if err != nil {
-		return 0, fmt.Errorf("docker engine at %s: GET %s: %w", host, path, err)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, fmt.Errorf("docker engine at %s not reachable: %w", host, err)
+		return 0, err
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
@@ -94,6 +83,27 @@ func engineGet(ctx context.Context, host, path string) (int, error) {
 		return resp.StatusCode, fmt.Errorf("docker engine at %s: GET /_ping: HTTP %d: %s", host, resp.StatusCode, strings.TrimSpace(string(body)))
 	}
 	return resp.StatusCode, nil
+}
+
+// engineRequest sends GET path to the engine at host (a DOCKER_HOST value; empty means the
+// default socket).
+func engineRequest(ctx context.Context, host, path string) (*http.Response, error) {
+	if host == "" {
+		host = defaultDockerHost
+	}
+	client, base, err := engineClient(host)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("docker engine at %s: GET %s: %w", host, path, err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("docker engine at %s not reachable: %w", host, err)
+	}
+	return resp, nil
 }
 
 // engineClient returns an HTTP client and base URL for a DOCKER_HOST value. Only the plain
