@@ -18,6 +18,7 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/release"
 	"github.com/sandcastle-action/sandcastle/internal/scaffold"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
@@ -38,9 +39,9 @@ type actWorkflow struct {
 }
 
 // shownWorkflows are the workflows that use the action: those `sandcastle init` writes (the
-// starter and one per mode) and the README's, each once (the README's mode examples are init's).
-// Each runs in a repository that holds what init writes beside it; the README's in one with the
-// starter files (a README user runs init for the sandbox's Dockerfile too).
+// starter and one per mode), each in a repository with what init writes beside it, and the
+// README's, each once (the README's mode examples are init's), in a repository with no more
+// than the README says (no Dockerfile: the sandbox runs the published image).
 func shownWorkflows(t *testing.T) []actWorkflow {
 	t.Helper()
 	var out []actWorkflow
@@ -53,7 +54,6 @@ func shownWorkflows(t *testing.T) []actWorkflow {
 		seen[text] = len(out)
 		out = append(out, actWorkflow{name: name, text: text, files: files})
 	}
-	var starter map[string]string
 	for _, modes := range [][]string{nil, scaffold.Modes()} {
 		dir := t.TempDir()
 		written, err := scaffold.Write(dir, scaffold.Options{Agent: "claude-code", Modes: modes})
@@ -79,13 +79,10 @@ func shownWorkflows(t *testing.T) []actWorkflow {
 		for _, name := range slices.Sorted(maps.Keys(workflows)) {
 			add("init "+strings.TrimSuffix(path.Base(name), ".yml"), workflows[name], files)
 		}
-		if modes == nil {
-			starter = files
-		}
 	}
 	for _, b := range yamlBlocks(readFile(t, filepath.Join("..", "..", "README.md"))) {
 		if strings.Contains(b.text, "uses: "+scaffold.ActionRef) {
-			add(fmt.Sprintf("README.md:%d", b.line), b.text, starter)
+			add(fmt.Sprintf("README.md:%d", b.line), b.text, nil)
 		}
 	}
 	return out
@@ -149,10 +146,9 @@ func actionCheckout(t *testing.T) string {
 		t.Fatal(err)
 	}
 	if ref, ok := strings.CutPrefix(action.Runs.Image, "docker://"); ok {
-		testkit.RequireImage(t, goImage)
-		if out, err := exec.Command("docker", "build", "-q", "-t", ref, root).CombinedOutput(); err != nil {
-			t.Fatalf("docker build of the action image %s: %v\n%s", ref, err, out)
-		}
+		// Nothing is pulled: the image is built by the release's own steps, as it is published.
+		testkit.ReleaseImages(t, filepath.Join("..", ".."), "action")
+		testkit.RequireImage(t, ref)
 	}
 	return root
 }
@@ -393,7 +389,7 @@ run: printf 'sandcastle-outputs %%s\n' "$(printf '%%s' "$OUTPUTS" | tr -d '\n')"
 	r.cfg = stepConfig(t, with, r.dir, sc.event, payload)
 	r.model = testkit.NewAnthropic(t, sc.steps(r)...)
 	if sandbox == "docker" {
-		standInBases(t, r.cfg.Docker.Dockerfile)
+		sandboxImages(t, r.cfg)
 	}
 
 	act := testkit.NewAct(t, r.dir)
@@ -426,20 +422,24 @@ run: printf 'sandcastle-outputs %%s\n' "$(printf '%%s' "$OUTPUTS" | tr -d '\n')"
 	}
 }
 
-// standInBases tags the provisioned claude image as each image the sandbox's Dockerfile starts
-// from that is not here: a sandbox image the release publishes, which cannot be pulled here.
-func standInBases(t *testing.T, dockerfile string) {
+// sandboxImages makes the engine hold the images the run's sandbox needs and cannot pull here:
+// the agent's published sandbox image, which a run without a Dockerfile uses and init's
+// Dockerfile starts from, built by the release's own steps.
+func sandboxImages(t *testing.T, cfg inputs.Config) {
 	t.Helper()
-	testkit.RequireImage(t, testkit.ClaudeImage)
-	from := regexp.MustCompile(`(?im)^FROM\s+(?:--platform=\S+\s+)?(\S+)`)
-	for _, m := range from.FindAllStringSubmatch(readFile(t, dockerfile), -1) {
-		if exec.Command("docker", "image", "inspect", m[1]).Run() == nil {
-			continue
+	needs := []string{cfg.Docker.Image}
+	if data, err := os.ReadFile(cfg.Docker.Dockerfile); err == nil {
+		from := regexp.MustCompile(`(?im)^FROM\s+(?:--platform=\S+\s+)?(\S+)`)
+		for _, m := range from.FindAllStringSubmatch(string(data), -1) {
+			needs = append(needs, m[1])
 		}
-		if out, err := exec.Command("docker", "tag", testkit.ClaudeImage, m[1]).CombinedOutput(); err != nil {
-			t.Fatalf("docker tag: %v\n%s", err, out)
+	}
+	for _, image := range needs {
+		for _, agent := range scaffold.Agents() {
+			if image == release.SandboxImage(agent) {
+				testkit.ReleaseImages(t, filepath.Join("..", ".."), "sandbox-"+agent)
+			}
 		}
-		t.Cleanup(func() { exec.Command("docker", "rmi", m[1]).Run() })
 	}
 }
 
