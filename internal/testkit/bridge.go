@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
-	"os"
 	"sync"
 	"testing"
 )
@@ -42,32 +40,11 @@ func ForContainers(t testing.TB, rawURL string) string {
 
 // bridgeGateway is the gateway of Docker's default bridge network, as the engine reports it.
 func bridgeGateway(t testing.TB) (string, error) {
-	host := os.Getenv("DOCKER_HOST")
-	if host == "" {
-		host = defaultDockerHost
-	}
-	client, base, err := engineClient(host)
-	if err != nil {
-		return "", err
-	}
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/networks/bridge", nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("docker engine at %s not reachable: %w", host, err)
-	}
-	defer resp.Body.Close()
 	var network struct {
 		IPAM    struct{ Config []struct{ Gateway string } }
 		Options map[string]string
 	}
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return "", fmt.Errorf("inspect the bridge network: HTTP %d: %s", resp.StatusCode, body)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&network); err != nil {
+	if err := json.Unmarshal(engineRead(t, "/networks/bridge"), &network); err != nil {
 		return "", fmt.Errorf("inspect the bridge network: %w", err)
 	}
 	for _, c := range network.IPAM.Config {
