@@ -108,10 +108,10 @@ func TestActRunsShownWorkflows(t *testing.T) {
 }
 
 // actionCheckout is this checkout's files, tracked or not but not ignored, as act takes the
-// action from a local folder: act sends that whole folder to the image's build, and the .git of
-// a git worktree names a directory outside it. When action.yml names a docker:// image, it is
-// built here from the Dockerfile and tagged so, since nothing is pulled; act builds a Dockerfile
-// itself.
+// action from a local folder (for a Dockerfile in action.yml act sends that whole folder to the
+// image's build, and the .git of a git worktree names a directory outside it). A docker://
+// image is built by the release's own steps, which tag it as action.yml names it, since nothing
+// is pulled.
 func actionCheckout(t *testing.T) string {
 	t.Helper()
 	out, err := exec.Command("git", "-C", "../..", "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
