@@ -182,6 +182,9 @@ func (mi mountInfo) ours(c container.InspectResponse) verdict {
 // daemon's directory of that container.
 var networkFile = regexp.MustCompile(`/containers/([0-9a-f]{64})/(?:hostname|hosts|resolv\.conf)$`)
 
+// networkPoints are where Docker binds a container's network files.
+var networkPoints = map[string]bool{"/etc/hostname": true, "/etc/hosts": true, "/etc/resolv.conf": true}
+
 // parseMountInfo reads the lines of a mountinfo file (proc(5)): "ID parent major:minor root
 // mount-point options [optional...] - type source super-options".
 func parseMountInfo(s string) mountInfo {
@@ -201,7 +204,9 @@ func parseMountInfo(s string) mountInfo {
 				}
 			}
 		}
-		if m := networkFile.FindStringSubmatch(root); m != nil && !seen[m[1]] {
+		// Only where they stand in our own file system: the daemon's host, whose /var/lib/docker
+		// is shared, sees every container's under that container's root (…/merged/etc/hostname).
+		if m := networkFile.FindStringSubmatch(root); m != nil && networkPoints[point] && !seen[m[1]] {
 			seen[m[1]] = true
 			mi.shared = append(mi.shared, m[1])
 		}

@@ -138,6 +138,21 @@ func TestParseMountInfoEscapes(t *testing.T) {
 	}
 }
 
+// TestParseMountInfoOnTheDaemonsHost: the host the daemon runs on, whose /var/lib/docker is a
+// shared mount, sees every running container's network files under that container's root; they
+// name no container of ours (this process is in none).
+func TestParseMountInfoOnTheDaemonsHost(t *testing.T) {
+	const id = "6ad0d0d1672b44eb1327ed306f266ed9b9bacf5afd557316adb47f1a008ca9b"
+	mi := parseMountInfo("27 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n" +
+		"42 27 254:0 /var/lib/docker /var/lib/docker rw,relatime shared:1 - ext4 /dev/vda rw\n" +
+		"301 42 0:70 / /var/lib/docker/overlay2/abc/merged rw shared:90 - overlay overlay rw,upperdir=/var/lib/docker/overlay2/abc/diff\n" +
+		"302 301 254:0 /var/lib/docker/containers/" + id + "/hostname /var/lib/docker/overlay2/abc/merged/etc/hostname rw shared:1 - ext4 /dev/vda rw\n" +
+		"303 301 254:0 /var/lib/docker/containers/" + id + "/resolv.conf /var/lib/docker/overlay2/abc/merged/etc/resolv.conf rw shared:1 - ext4 /dev/vda rw\n")
+	if len(mi.shared) != 0 || mi.upper != "" {
+		t.Errorf("shared = %v, upper = %q; want nothing: the host is in no container", mi.shared, mi.upper)
+	}
+}
+
 // TestSelfInContainers runs Self inside real containers, started the ways runners start an
 // action's: GitHub's (its own network and hostname), on the host's network under another
 // hostname, and act's (in the network of a job container on the host's network), each with
