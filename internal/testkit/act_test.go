@@ -97,3 +97,14 @@ func TestForContainers(t *testing.T) {
 		t.Errorf("from a container: %v\n%s", err, out)
 	}
 }
+
+// TestActVersionIsThePin: the act the tier asks for is the one scripts/install-act.sh installs.
+func TestActVersionIsThePin(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join("..", "..", "scripts", "install-act.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "github.com/nektos/act v" + testkit.ActVersion + "\n"; !strings.Contains(string(script), want) {
+		t.Errorf("scripts/install-act.sh does not install %q: ActVersion and the script disagree", strings.TrimSpace(want))
+	}
+}
