@@ -28,6 +28,7 @@ env -u CI PATH="$path" go test -count=1 -coverprofile="$profile" ./internal/... 
 			if (pct + 0 < min) low = low " " $2
 		}
 		/^(FAIL|---)/ { print; failed = 1 }
+		/^[ \t]+(--- FAIL|[^ ]+_test\.go:[0-9]+:)/ { print } # what a failing test said
 		END { if (low != "") { print "under " min "%:" low; exit 1 } if (failed) exit 1 }'
 total="$(go tool cover -func="$profile" | awk '/^total:/ { sub(/%/, "", $3); print $3 }')"
 printf '%-70s %6.1f%%\n' "module" "$total"
