@@ -13,10 +13,11 @@ import (
 )
 
 // capture is what testdata/self/<name> holds, captured from a Docker action that nektos/act
-// v0.2.89 ran in a job (on host network, the repository at /home/runner/work/widgets/widgets)
+// v0.2.89 ran in a job (on host network, the repository at /workspace/widgets)
 // with --container-options "--cgroupns <host|private>": the action's /proc/self/cgroup,
 // /proc/self/mountinfo and hostname, and `docker inspect` of the action's container and of its
-// job's, taken while it ran (trimmed to the fields Self reads).
+// job's, taken while it ran (trimmed to the fields Self reads; the capturing machine's names,
+// its disk, mount options, hostname and the repository's path, replaced by neutral ones).
 type capture struct {
 	clues       Clues
 	action, job container.InspectResponse
@@ -86,7 +87,7 @@ func TestSelfCluesUnderAct(t *testing.T) {
 			}
 			// The workspace is on a volume, which the daemon can bind by its source.
 			self := selfOf(c.action)
-			if got, ok := self.HostPath("/home/runner/work/widgets/widgets/.sandcastle"); !ok || !strings.HasPrefix(got, "/var/lib/docker/volumes/") {
+			if got, ok := self.HostPath("/workspace/widgets/.sandcastle"); !ok || !strings.HasPrefix(got, "/var/lib/docker/volumes/") {
 				t.Errorf("HostPath of the workspace = %q, %v; want a path in the volume", got, ok)
 			}
 		})
@@ -123,9 +124,9 @@ func TestCgroupIDs(t *testing.T) {
 func TestParseMountInfoEscapes(t *testing.T) {
 	const id = "2481eb0e9423f44eb1327ed306f266ed9b9bacf5afd557316adb47f1a008ca9b"
 	mi := parseMountInfo("118 67 0:49 / / rw,relatime - overlay overlay rw,lowerdir=/l,upperdir=/var/lib/docker\\040x/diff,workdir=/w\n" +
-		"137 118 254:0 /data\\040root/containers/" + id + "/hostname /etc/hostname rw - ext4 /dev/vda rw\n" +
-		"138 118 254:0 /data\\040root/containers/" + id + "/hosts /etc/hosts rw - ext4 /dev/vda rw\n" +
-		"139 118 254:0 /containers/" + id + "/hostname-not /etc/x rw - ext4 /dev/vda rw\n" +
+		"137 118 254:0 /data\\040root/containers/" + id + "/hostname /etc/hostname rw - ext4 /dev/sda1 rw\n" +
+		"138 118 254:0 /data\\040root/containers/" + id + "/hosts /etc/hosts rw - ext4 /dev/sda1 rw\n" +
+		"139 118 254:0 /containers/" + id + "/hostname-not /etc/x rw - ext4 /dev/sda1 rw\n" +
 		"short line\n")
 	if mi.upper != "/var/lib/docker x/diff" {
 		t.Errorf("upper = %q", mi.upper)
@@ -143,11 +144,11 @@ func TestParseMountInfoEscapes(t *testing.T) {
 // name no container of ours (this process is in none).
 func TestParseMountInfoOnTheDaemonsHost(t *testing.T) {
 	const id = "6ad0d0d1672b44eb1327ed306f266ed9b9bacf5afd557316adb47f1a008ca9b"
-	mi := parseMountInfo("27 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n" +
-		"42 27 254:0 /var/lib/docker /var/lib/docker rw,relatime shared:1 - ext4 /dev/vda rw\n" +
+	mi := parseMountInfo("27 1 254:0 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n" +
+		"42 27 254:0 /var/lib/docker /var/lib/docker rw,relatime shared:1 - ext4 /dev/sda1 rw\n" +
 		"301 42 0:70 / /var/lib/docker/overlay2/abc/merged rw shared:90 - overlay overlay rw,upperdir=/var/lib/docker/overlay2/abc/diff\n" +
-		"302 301 254:0 /var/lib/docker/containers/" + id + "/hostname /var/lib/docker/overlay2/abc/merged/etc/hostname rw shared:1 - ext4 /dev/vda rw\n" +
-		"303 301 254:0 /var/lib/docker/containers/" + id + "/resolv.conf /var/lib/docker/overlay2/abc/merged/etc/resolv.conf rw shared:1 - ext4 /dev/vda rw\n")
+		"302 301 254:0 /var/lib/docker/containers/" + id + "/hostname /var/lib/docker/overlay2/abc/merged/etc/hostname rw shared:1 - ext4 /dev/sda1 rw\n" +
+		"303 301 254:0 /var/lib/docker/containers/" + id + "/resolv.conf /var/lib/docker/overlay2/abc/merged/etc/resolv.conf rw shared:1 - ext4 /dev/sda1 rw\n")
 	if len(mi.shared) != 0 || mi.upper != "" {
 		t.Errorf("shared = %v, upper = %q; want nothing: the host is in no container", mi.shared, mi.upper)
 	}
