@@ -30,16 +30,15 @@ func Inert(s string) string {
 	var prose []int // the lines outside fenced blocks
 	fence := ""
 	for i, line := range lines {
-		switch {
-		case fence != "":
+		if fence != "" {
 			// Closed at a run of the fence's character however it is indented: closing where
 			// GitHub would not only shows more as code.
 			if strings.HasPrefix(strings.TrimLeft(line, " \t"), fence) {
 				fence = ""
 			}
-		case fenceOpener(line) != "":
-			fence = fenceOpener(line)
-		default:
+			continue
+		}
+		if fence = fenceOpener(line); fence == "" {
 			prose = append(prose, i)
 		}
 	}
