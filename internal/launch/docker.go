@@ -82,10 +82,10 @@ func (d Docker) CheckUser() error {
 // workspace.Lend). Lend before the git directory is taken into custody, and give back once it
 // is released, so that the custody sees no change of owner.
 func (d Docker) Lend(top string) (giveBack func() error, err error) {
-	uid, gid := d.User()
 	if owner, _ := workspace.Owner(d.Workspace); owner != 0 {
 		return func() error { return nil }, nil
 	}
+	uid, gid := d.User()
 	return workspace.Lend(top, uid, gid)
 }
 

@@ -36,11 +36,16 @@ func TestGiveBack(t *testing.T) {
 			t.Errorf("%s owned by %d, want %d", path, got, want)
 		}
 	}
-	if err := workspace.Reown(top, 0, 0, 0, os.Geteuid); err != nil {
-		t.Errorf("giveBack to root: %v", err)
+	// Handing root's files to root, or anything while we are not root, changes nothing.
+	rootFile := filepath.Join(top, "root.txt")
+	if err := os.WriteFile(rootFile, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if err := workspace.Reown(top, 0, 1001, 1001, func() int { return 1000 }); err != nil {
-		t.Errorf("giveBack when not root: %v", err)
+	if err := workspace.Reown(top, 0, 0, 0, os.Geteuid); err != nil || uidOf(t, rootFile) != 0 || uidOf(t, top) != 1001 {
+		t.Errorf("Reown to root: %v; root.txt %d's, top %d's, want 0's and 1001's", err, uidOf(t, rootFile), uidOf(t, top))
+	}
+	if err := workspace.Reown(top, 0, 1001, 1001, func() int { return 1000 }); err != nil || uidOf(t, rootFile) != 0 {
+		t.Errorf("Reown when not root: %v; root.txt %d's, want it left root's", err, uidOf(t, rootFile))
 	}
 }
 
