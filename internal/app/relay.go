@@ -27,12 +27,8 @@ func (s *setup) startRelay(top string, env map[string]string, log *report.Log) (
 	if !s.cfg.GitHub.Relay || s.gh.token == "" || name == "" {
 		return nil, env, nil, nil
 	}
-	apiURL := s.gh.apiURL
-	if apiURL == "" {
-		apiURL = "https://api.github.com"
-	}
-	r, err := relay.New(relay.Options{
-		Policy: relay.Policy{Owner: owner, Name: name}, APIURL: apiURL, GraphQLURL: s.gh.graphQLURL, Token: s.gh.token,
+	r, err := relay.New(relay.Options{ // relay.New defaults an empty APIURL to GitHub's
+		Policy: relay.Policy{Owner: owner, Name: name}, APIURL: s.gh.apiURL, GraphQLURL: s.gh.graphQLURL, Token: s.gh.token,
 		MaxRequests: s.cfg.GitHub.RelayMaxRequests, Reserve: reserve,
 		Refused: func(msg string) { log.Warning("%s", msg) },
 	})

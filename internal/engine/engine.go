@@ -104,6 +104,19 @@ type Progress interface {
 	URL() string
 }
 
+// newEngine is the engine of plan p on deps d, with the plan's defaults filled in: the cleanup
+// budget, and outside a workflow run the time the run starts as its tag, so that its recovery
+// branch and its bundle are named alike.
+func newEngine(p Plan, d Deps) *engine {
+	if p.Cleanup == 0 {
+		p.Cleanup = cleanupTimeout
+	}
+	if p.RunTag == "" {
+		p.RunTag = time.Now().UTC().Format("20060102-150405")
+	}
+	return &engine{p: p, d: d}
+}
+
 // Run runs the plan: it decides whether the event may start it, prepares the workspace and the
 // sandbox, runs the hooks and the loop, reads the structured output, publishes the commits and
 // reports. Whatever happens, the sandbox is stopped, the worktree is kept when it holds
@@ -111,10 +124,7 @@ type Progress interface {
 // why the run failed; a run that did its job returns nil, whether or not the agent signalled
 // completion (see the Outcome's Status).
 func Run(ctx context.Context, p Plan, d Deps) (report.Outcome, error) {
-	e := &engine{p: p, d: d}
-	if e.p.Cleanup == 0 {
-		e.p.Cleanup = cleanupTimeout
-	}
+	e := newEngine(p, d)
 	end := d.Reporter.Group("Trigger")
 	decision, err := e.decide(ctx)
 	end()

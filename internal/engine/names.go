@@ -3,7 +3,6 @@ package engine
 import (
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 )
@@ -32,22 +31,13 @@ func logPath(cfg inputs.Config, source, target, top string) string {
 // recoveryBranch names the branch that takes the commits when branch moved on the remote, or
 // its rules refused them.
 func (e *engine) recoveryBranch(branch string) string {
-	return "sandcastle/recovery/" + branch + "-" + e.runTag()
+	return "sandcastle/recovery/" + branch + "-" + e.p.RunTag
 }
 
 // bundlePath is where the commits of branch are kept when they reach no branch on GitHub:
 // beside the run logs, which git status does not show and a later step can upload.
 func (e *engine) bundlePath(top, branch string) string {
-	return filepath.Join(top, ".sandcastle", "logs", fileSafe(branch)+"-"+e.runTag()+".bundle")
-}
-
-// runTag tells this run's recovery branch and bundle from other runs': the workflow run and
-// attempt, else the time.
-func (e *engine) runTag() string {
-	if e.p.RunTag != "" {
-		return e.p.RunTag
-	}
-	return time.Now().UTC().Format("20060102-150405")
+	return filepath.Join(top, ".sandcastle", "logs", fileSafe(branch)+"-"+e.p.RunTag+".bundle")
 }
 
 func orDefault(s, def string) string {

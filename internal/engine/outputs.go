@@ -97,12 +97,13 @@ func (e *engine) triage(ctx context.Context, o *report.Outcome, log *report.Log)
 // review posts the output as one review of the event's pull request.
 func (e *engine) review(ctx context.Context, o *report.Outcome, log *report.Log) error {
 	number, commit := 0, ""
-	switch ev := e.p.Event; {
-	case ev != nil && ev.PR != nil:
-		number, commit = ev.PR.Number, ev.PR.HeadSHA
-	case ev != nil && ev.Issue != nil && ev.Issue.IsPR:
-		number = ev.Issue.Number
-	default:
+	if ev := e.p.Event; ev != nil {
+		number = ev.PRNumber()
+	}
+	if pr := prOf(e.p.Event); pr != nil {
+		commit = pr.HeadSHA
+	}
+	if number == 0 {
 		return &inputs.RuntimeError{Input: inputs.InputOutputAction, Err: errors.New("review needs a pull request, but the event is about none; trigger it on pull_request, or on a comment on a pull request")}
 	}
 	out, err := review.Parse(o.Output.JSON)

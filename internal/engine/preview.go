@@ -16,10 +16,7 @@ func Preview(ctx context.Context, p Plan, d Deps) (_ string, err error) {
 	if p.Prompt == nil {
 		return "", fmt.Errorf("no prompt: mode %s answers %s, and skips this event, which is about %s", p.Config.Mode, event.SubjectNames(p.Config.GitHub.Subjects), p.Event.Subject())
 	}
-	e := &engine{p: p, d: d}
-	if e.p.Cleanup == 0 {
-		e.p.Cleanup = cleanupTimeout
-	}
+	e := newEngine(p, d)
 	log := d.Reporter.NewLog(nil)
 	for _, w := range p.PromptWarnings {
 		log.Warning("%s", w)
