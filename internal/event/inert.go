@@ -76,20 +76,6 @@ func fenceOpener(line string) string {
 	return ""
 }
 
-// longestRun is the length of the longest run of c in s.
-func longestRun(s string, c byte) int {
-	longest, n := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] != c {
-			n = 0
-			continue
-		}
-		n++
-		longest = max(longest, n)
-	}
-	return longest
-}
-
 // words widens each span of line over the word characters and @ that touch it, so that the
 // ticks put around it never make a reference or a mention of what stands next to them: a tick
 // is a word boundary, which "fixes #1fixes #2" and "@a@b" lack.

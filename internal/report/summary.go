@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
@@ -154,14 +155,7 @@ func escape(s, special string) string {
 }
 
 // code writes s as a code span, with a backtick run longer than any inside s.
-func code(s string) string {
-	s = oneLine(s)
-	ticks := strings.Repeat("`", longestRun(s, '`')+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " " // CommonMark strips one space each side, keeping s intact
-	}
-	return ticks + s + ticks
-}
+func code(s string) string { return event.CodeSpan(oneLine(s)) }
 
 func codeOr(s, empty string) string {
 	if s == "" {
@@ -172,7 +166,7 @@ func codeOr(s, empty string) string {
 
 // fenced writes s as a fenced code block whose fence is longer than any backtick run in s.
 func fenced(s, info string) string {
-	fence := strings.Repeat("`", max(3, longestRun(s, '`')+1))
+	fence := event.Fence(s)
 	return fence + info + "\n" + strings.TrimSuffix(s, "\n") + "\n" + fence + "\n"
 }
 
@@ -195,19 +189,6 @@ func prettyJSON(s string) string {
 // oneLine folds s onto one line, collapsing white space as Markdown would anyway.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-func longestRun(s string, c byte) int {
-	longest, n := 0, 0
-	for i := range len(s) {
-		if s[i] == c {
-			n++
-			longest = max(longest, n)
-		} else {
-			n = 0
-		}
-	}
-	return longest
 }
 
 // thousands writes n with comma separators: 1234567 → 1,234,567.

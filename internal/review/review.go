@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/sandcastle-action/sandcastle/internal/event"
 )
 
 // Schema is the JSON Schema of a review run's structured output.
@@ -212,24 +214,8 @@ func (c Comment) text() string {
 	if c.Suggestion == nil {
 		return body
 	}
-	f := fenceFor(*c.Suggestion)
+	f := event.Fence(*c.Suggestion)
 	return body + "\n\n" + f + "suggestion\n" + strings.TrimRight(*c.Suggestion, "\n") + "\n" + f
-}
-
-// fenceFor is a code fence longer than any run of backticks in s, so s cannot close it.
-func fenceFor(s string) string { return strings.Repeat("`", max(3, longestTicks(s)+1)) }
-
-func longestTicks(s string) int {
-	longest, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	return longest
 }
 
 // Body is the review's body: the summary, then the comments outside the diff with where they
@@ -254,10 +240,5 @@ func (p Plan) Body() string {
 
 // code is s as an inline code span that s cannot end, on one line.
 func code(s string) string {
-	s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
-	f := strings.Repeat("`", longestTicks(s)+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return f + s + f
+	return event.CodeSpan(strings.NewReplacer("\r", " ", "\n", " ").Replace(s))
 }
