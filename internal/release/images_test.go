@@ -24,13 +24,7 @@ func pins(t *testing.T) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{}
-	for line := range strings.Lines(string(data)) {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok && !strings.HasPrefix(k, "#") {
-			env[k] = v
-		}
-	}
-	return env
+	return parseEnv(string(data))
 }
 
 // inImage runs sh -c script in a container of image as user ("" for the image's) and returns

@@ -25,12 +25,21 @@ var (
 // value returns the value of key in release.env. A missing key is a broken source tree, found
 // by any test run of a package that imports this one.
 func value(key string) string {
-	for line := range strings.Lines(envFile) {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok && k == key {
-			return v
-		}
+	if v, ok := parseEnv(envFile)[key]; ok {
+		return v
 	}
 	panic(fmt.Sprintf("release.env has no %s", key))
+}
+
+// parseEnv reads the KEY=VALUE lines of a shell env file, # comments left out.
+func parseEnv(text string) map[string]string {
+	env := map[string]string{}
+	for line := range strings.Lines(text) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok && !strings.HasPrefix(k, "#") {
+			env[k] = v
+		}
+	}
+	return env
 }
 
 // ActionImage is the action's image as action.yml names it, without the docker:// scheme.

@@ -57,15 +57,8 @@ func RequireImage(t testing.TB, name string) {
 	}
 }
 
-// imagePath is the inspect path of an image; names keep their slashes (registry/repo:tag), each
-// segment is escaped so that a stray ? or # cannot change the request.
-func imagePath(name string) string {
-	segments := strings.Split(name, "/")
-	for i, s := range segments {
-		segments[i] = url.PathEscape(s)
-	}
-	return "/images/" + strings.Join(segments, "/") + "/json"
-}
+// imagePath is the inspect path of an image (see imageName).
+func imagePath(name string) string { return "/images/" + imageName(name) + "/json" }
 
 // engineGet sends GET path to the engine at host (a DOCKER_HOST value; empty means the default
 // socket) and returns the status. A _ping answered with anything but 200 is an error, since an

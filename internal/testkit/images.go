@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -160,9 +161,14 @@ func (c *counter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// imageName escapes each segment of an image name for a request path.
+// imageName escapes each segment of an image name for a request path; names keep their
+// slashes (registry/repo:tag), and a stray ? or # cannot change the request.
 func imageName(name string) string {
-	return strings.TrimSuffix(strings.TrimPrefix(imagePath(name), "/images/"), "/json")
+	segments := strings.Split(name, "/")
+	for i, s := range segments {
+		segments[i] = url.PathEscape(s)
+	}
+	return strings.Join(segments, "/")
 }
 
 // engineRead returns the body of GET path from the engine, which must answer 200.
