@@ -36,9 +36,17 @@ go test -count=1 -timeout 30m ./... "$@"
 # no issue and mention nobody, prompt values in !`command` blocks through real sh and bash, any
 # command around a placeholder that the template rule accepts, through real dash and bash, the
 # template split, and a branch name made from a stranger's issue title.
-go test -run '^$' -fuzz '^FuzzBadLinesHideSecrets$' -fuzztime "${FUZZTIME:-10s}" ./internal/inputs
-go test -run '^$' -fuzz '^FuzzSlug$' -fuzztime "${FUZZTIME:-10s}" ./internal/gitref
-go test -run '^$' -fuzz '^FuzzInert$' -fuzztime "${FUZZTIME:-10s}" ./internal/event
-for target in FuzzCommandValues FuzzCommandTemplates FuzzTemplate; do
-	go test -run '^$' -fuzz "^${target}\$" -fuzztime "${FUZZTIME:-10s}" ./internal/prompt/
-done
+#
+# Each budget is a count of executions, about ten seconds' worth on two cores. A duration
+# (-fuzztime 10s) races Go's fuzz coordinator at the deadline and fails with "context deadline
+# exceeded" and no failing input (go.dev/issue/75804, not fixed in Go 1.26); a count has no
+# deadline. FUZZTIME, when set, replaces every budget (a count like 50000x, or a duration).
+fuzz() { # package target executions
+	go test -run '^$' -fuzz "^$2\$" -fuzztime "${FUZZTIME:-$3}" "$1"
+}
+fuzz ./internal/inputs FuzzBadLinesHideSecrets 30000x
+fuzz ./internal/gitref FuzzSlug 500000x
+fuzz ./internal/event FuzzInert 100000x
+fuzz ./internal/prompt FuzzCommandValues 5000x
+fuzz ./internal/prompt FuzzCommandTemplates 25000x
+fuzz ./internal/prompt FuzzTemplate 300000x
