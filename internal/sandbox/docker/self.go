@@ -100,9 +100,11 @@ func (e *Engine) Self(ctx context.Context, clues Clues) (Self, bool, error) {
 }
 
 // joined finds, among the running containers that joined the network of container id, the one
-// with our root file system.
+// with our root file system. The list asks for every state: it is the daemon's last snapshot,
+// which can still show our own container as created while its process already runs (this one);
+// the inspect, which waits for the start to finish, tells whether it runs.
 func (e *Engine) joined(ctx context.Context, id string, mi mountInfo) (container.InspectResponse, bool, error) {
-	list, err := e.api.ContainerList(ctx, client.ContainerListOptions{})
+	list, err := e.api.ContainerList(ctx, client.ContainerListOptions{All: true})
 	if err != nil {
 		return container.InspectResponse{}, false, fmt.Errorf("docker: list containers to find our own: %w", err)
 	}
