@@ -14,21 +14,24 @@ func TestHooks(t *testing.T) {
 	t.Parallel()
 	sb := host.New(t.TempDir(), []string{"PATH=" + os.Getenv("PATH")})
 	t.Cleanup(func() { sb.Close(context.Background()) })
+	// Only the case about the timeout has a short one: a loaded machine may take longer than
+	// that to start a shell.
 	tests := []struct {
 		name     string
 		cmds     []string
 		parallel bool
+		timeout  time.Duration
 		want     string // "" = success
 	}{
-		{"all_pass", []string{"true", "echo ok"}, false, ""},
-		{"failure_names_input_command_code_stderr", []string{"true", "echo broken >&2; exit 4"}, false, `hook-x: command "echo broken >&2; exit 4" exited with code 4: broken`},
-		{"timeout_is_stopped", []string{"sleep 30"}, false, "timed out after 200ms and was stopped; raise hook-timeout-seconds"},
-		{"parallel_first_failure", []string{"sleep 30", "exit 2"}, true, "exited with code 2"},
+		{"all_pass", []string{"true", "echo ok"}, false, time.Minute, ""},
+		{"failure_names_input_command_code_stderr", []string{"true", "echo broken >&2; exit 4"}, false, time.Minute, `hook-x: command "echo broken >&2; exit 4" exited with code 4: broken`},
+		{"timeout_is_stopped", []string{"sleep 30"}, false, 200 * time.Millisecond, "timed out after 200ms and was stopped; raise hook-timeout-seconds"},
+		{"parallel_first_failure", []string{"sleep 30", "exit 2"}, true, time.Minute, "exited with code 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := Hooks(t.Context(), sb, "hook-x", tt.cmds, 200*time.Millisecond, tt.parallel)
+			err := Hooks(t.Context(), sb, "hook-x", tt.cmds, tt.timeout, tt.parallel)
 			switch {
 			case tt.want == "" && err != nil:
 				t.Errorf("Hooks = %v, want success", err)
