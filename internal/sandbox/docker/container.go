@@ -114,8 +114,8 @@ func (s *Sandbox) start(ctx context.Context) error {
 }
 
 // probe checks what the exec wrapper needs.
-const probe = `for c in setsid sleep; do
-	command -v "$c" >/dev/null || { echo "the image has no $c, which the sandbox needs to stop processes" >&2; exit 127; }
+const probe = `for c in setsid sleep cat; do
+	command -v "$c" >/dev/null || { echo "the image has no $c, which the sandbox needs to run and stop processes" >&2; exit 127; }
 done
 [ -w ` + stateDir + ` ] || { echo "` + stateDir + ` is not writable" >&2; exit 1; }`
 

@@ -10,8 +10,8 @@
 // The Engine API cannot signal an exec'd process, so every Exec runs under a small shell wrapper
 // that starts the command in a new session, and so a new process group, and records the group's
 // id in a tmpfs private to the container user; stopping an Exec is another exec that signals
-// that group. An image therefore needs /bin/sh, setsid (util-linux or busybox) and sleep; Start
-// checks for them. A process that leaves the group (setsid, a daemon) is not stopped with it;
+// that group. An image therefore needs /bin/sh, setsid (util-linux or busybox), sleep and cat;
+// Start checks for them. A process that leaves the group (setsid, a daemon) is not stopped with it;
 // when it keeps the Exec's output open, the daemon closes that output about two seconds after
 // the Exec's process exits, and also delays the next exec by as much.
 //

@@ -22,18 +22,20 @@ import (
 )
 
 // wrapper runs a command in a new session, and so a new process group. Its arguments: the file
-// in which to record the group's id for stop; the drain window in tenths of a second; the working
-// directory; the command. When the command exits, the rest of its group has the drain window to
-// finish (kill -0 tells whether any member is left) before it is killed, so that a background
-// child holding stdout open cannot hold the Exec and nothing the command started outlives it.
-// The exit status is the command's; a signal shows as 128+N.
+// in which to record the group's id for stop; the drain window in tenths of a second; 1 when the
+// Exec has input, else 0; the working directory; the command. When the command exits, the rest
+// of its group has the drain window to finish (kill -0 tells whether any member is left) before
+// it is killed, so that a background child holding stdout open cannot hold the Exec and nothing
+// the command started outlives it. Then the wrapper reads what is left of the input: a daemon
+// that closes the connection with input unread resets it, and the reset can reach our side
+// before the end of the output does. The exit status is the command's; a signal shows as 128+N.
 //
 // setsid runs as a child of this shell: a process group leader (which docker makes the exec'd
 // process) would make setsid fork, and the recorded id would not be the command's. The wrapper
 // runs in / and changes directory itself, rather than through the exec's WorkingDir, because the
 // daemon reports a missing one as text in the stdout stream.
-const wrapper = `f=$1 n=$2 path=$PATH
-shift 2
+const wrapper = `f=$1 n=$2 in=$3 path=$PATH
+shift 3
 PATH=` + toolPath + `
 setsid sh -c '` + starter + `' "$f" "$path" "$@"
 rc=$?
@@ -43,10 +45,11 @@ if [ -n "$g" ]; then
 	while [ "$n" -gt 0 ] && kill -0 "-$g" 2>/dev/null; do sleep 0.1; n=$((n-1)); done
 	kill -KILL "-$g" 2>/dev/null
 fi
+[ "$in" = 0 ] || cat >/dev/null 2>&1
 rm -f "$f"
 exit $rc`
 
-// toolPath is where the wrapper looks for setsid, sleep and rm, whatever PATH the Exec gives the
+// toolPath is where the wrapper looks for setsid, sleep, cat and rm, whatever PATH the Exec gives the
 // command: Docker's default PATH.
 const toolPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -153,8 +156,12 @@ func (s *Sandbox) execOptions(e sandbox.Exec, pidfile string) client.ExecCreateO
 		dir = path.Join(s.repoDir, dir)
 	}
 	drain := strconv.Itoa(int((s.DrainWindow + 99*time.Millisecond) / (100 * time.Millisecond)))
+	in := "0"
+	if e.Stdin != "" {
+		in = "1"
+	}
 	return client.ExecCreateOptions{
-		Cmd:          append([]string{"/bin/sh", "-c", wrapper, "sandcastle-exec", pidfile, drain, dir}, e.Argv...),
+		Cmd:          append([]string{"/bin/sh", "-c", wrapper, "sandcastle-exec", pidfile, drain, in, dir}, e.Argv...),
 		Env:          env,
 		WorkingDir:   "/",
 		AttachStdin:  e.Stdin != "",
