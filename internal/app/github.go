@@ -64,14 +64,6 @@ func newGitHub(getenv func(string) string, cfg inputs.Config, e *event.Event) (*
 	if h.token == "" {
 		h.token = getenv("GITHUB_TOKEN")
 	}
-	issue := 0
-	switch {
-	case e == nil:
-	case e.Issue != nil:
-		issue = e.Issue.Number
-	case e.PR != nil:
-		issue = e.PR.Number
-	}
 	h.repository = getenv("GITHUB_REPOSITORY")
 	if h.event != nil && h.event.Repository != "" {
 		h.repository = h.event.Repository
@@ -89,7 +81,7 @@ func newGitHub(getenv func(string) string, cfg inputs.Config, e *event.Event) (*
 		if err != nil {
 			return h, &inputs.Problem{Message: fmt.Sprintf("GitHub API client (github-token, GITHUB_API_URL): %v", err)}
 		}
-		h.repo = &githubapi.Repo{Client: api, Owner: owner, Name: name, Issue: issue, Trigger: triggerOf(e), Branch: cfg.Branch,
+		h.repo = &githubapi.Repo{Client: api, Owner: owner, Name: name, Issue: e.Number(), Trigger: triggerOf(e), Branch: cfg.Branch,
 			Server: h.server, Marker: githubapi.CommentMarker(getenv("GITHUB_WORKFLOW"), getenv("GITHUB_JOB"), cfg.Name)}
 	}
 	return h, nil

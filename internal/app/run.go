@@ -111,10 +111,9 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 	}
 	cfg = engine.OnPullRequest(cfg, s.gh.pullRequest())
 	s.cfg = cfg
-	// A run skips an event about what its mode does not answer, and a run on a pull request's
-	// own branch one about none, before it needs a workspace or a prompt, whose names and keys
-	// such an event would only be found to lack.
-	answered := ev == nil || ev.About(cfg.GitHub.Subjects) && (!cfg.GitHub.OnPullRequest || ev.PRNumber() != 0)
+	// An event the run does not answer is skipped before it needs a workspace or a prompt,
+	// whose names and keys such an event would only be found to lack.
+	answered := engine.Answers(cfg.GitHub, ev)
 	if answered {
 		s.names, err = s.checkRepository(ctx, sys.Getenv("GITHUB_ACTIONS") == "true")
 		add(err)

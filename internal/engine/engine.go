@@ -168,20 +168,24 @@ type engine struct {
 }
 
 // reports says whether the run can write on its issue or pull request.
-func (e *engine) reports() bool { return e.d.GitHub != nil && issueOf(e.p.Event) != 0 }
+func (e *engine) reports() bool { return e.d.GitHub != nil && e.p.Event.Number() != 0 }
 
 // decide says whether the event may start a run; without an event, every run starts.
 func (e *engine) decide(ctx context.Context) (event.Decision, error) {
 	if e.p.Event == nil {
 		return event.Decision{Run: true}, nil
 	}
-	g := e.p.Config.GitHub
+	p := policy(e.p.Config.GitHub)
 	var perms event.Permissions = noAPI{}
-	written := func(string) bool { return false }
 	if e.d.GitHub != nil {
-		perms, written = e.d.GitHub, e.d.GitHub.Ours
+		perms, p.Written = e.d.GitHub, e.d.GitHub.Ours
 	}
-	return event.Decide(ctx, e.p.Event, event.Policy{
+	return event.Decide(ctx, e.p.Event, p, perms)
+}
+
+// policy is who and what may start a run with the GitHub inputs g.
+func policy(g inputs.GitHubConfig) event.Policy {
+	return event.Policy{
 		Subjects:         g.Subjects,
 		TriggerPhrases:   g.TriggerPhrases,
 		NotBefore:        g.TriggerNotBefore,
@@ -193,8 +197,14 @@ func (e *engine) decide(ctx context.Context) (event.Decision, error) {
 		OnPullRequest:    g.OnPullRequest,
 		AllowForks:       g.AllowForks,
 		OwnLabels:        []string{g.InProgressLabel, g.BlockedLabel},
-		Written:          written,
-	}, perms)
+	}
+}
+
+// Answers reports whether a run with the GitHub inputs g answers e at all (event.Policy.Answers),
+// which every run without an event does: the trigger skips any other event before it needs a
+// workspace or a prompt.
+func Answers(g inputs.GitHubConfig, e *event.Event) bool {
+	return e == nil || policy(g).Answers(e)
 }
 
 // noAPI answers the trigger's questions when there is no API to ask.

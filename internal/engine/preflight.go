@@ -15,7 +15,7 @@ import (
 // event whose author must be checked need them.
 func CheckGitHub(g inputs.GitHubConfig, e *event.Event, token, repository string) error {
 	var why string
-	switch issue := issueOf(e); {
+	switch issue := e.Number(); {
 	case g.OpenPR:
 		why = "open-pr is true"
 	case issue != 0 && (g.ProgressComment || g.InProgressLabel != "" || g.BlockedLabel != ""):
@@ -126,17 +126,4 @@ func prOf(e *event.Event) *event.PR {
 		return nil
 	}
 	return e.PR
-}
-
-// issueOf is the issue or pull request an event is about; 0 when none.
-func issueOf(e *event.Event) int {
-	switch {
-	case e == nil:
-		return 0
-	case e.Issue != nil:
-		return e.Issue.Number
-	case e.PR != nil:
-		return e.PR.Number
-	}
-	return 0
 }

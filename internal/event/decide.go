@@ -111,15 +111,8 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 	if e == nil {
 		return Decision{}, errors.New("decide: no event")
 	}
-	if !e.About(p.Subjects) {
-		return skip("the %s event is about %s, and this run answers %s", e.Name, e.Subject(), SubjectNames(p.Subjects)), nil
-	}
-	if p.OnPullRequest && e.PRNumber() == 0 {
-		what := "the " + e.Name + " event"
-		if e.Issue != nil {
-			what = fmt.Sprintf("#%d, an issue", e.Issue.Number)
-		}
-		return skip("the run works on a pull request's own branch, and %s is no pull request", what), nil
+	if d, no := p.unanswered(e); no {
+		return d, nil
 	}
 	if StartedByWorkflow(e.Name) {
 		return proceed(), nil
@@ -160,27 +153,49 @@ func Decide(ctx context.Context, e *Event, p Policy, perms Permissions) (Decisio
 		return d, err
 	}
 	if p.OnPullRequest {
-		if e.PR == nil {
+		switch pr := e.PR; {
+		case pr == nil:
 			return Decision{}, fmt.Errorf("decide: pull request #%d was not looked up", e.PRNumber())
-		}
-		if e.PR.Closed {
-			return refuse("pull request #%d is closed, so its branch takes no more commits; reopen it, or ask on an open one", e.PR.Number), nil
-		}
-	}
-	if p.OnPullRequest && !p.AllowForks {
-		if e.PR.Fork {
+		case pr.Closed:
+			return refuse("pull request #%d is closed, so its branch takes no more commits; reopen it, or ask on an open one", pr.Number), nil
+		case pr.Fork && !p.AllowForks:
 			from := "a fork"
-			if e.PR.HeadRepo != "" {
-				from = "the fork " + e.PR.HeadRepo
+			if pr.HeadRepo != "" {
+				from = "the fork " + pr.HeadRepo
 			}
 			return refuse("pull request #%d comes from %s, whose code a stranger wrote, and runs on forks are off; "+
-				"set allow-forks: true to run on it anyway (the commits then go to a branch of this repository, never to the fork)", e.PR.Number, from), nil
+				"set allow-forks: true to run on it anyway (the commits then go to a branch of this repository, never to the fork)", pr.Number, from), nil
 		}
 	}
 	if p.RefuseIfLinkedPR && e.Issue != nil && !e.Issue.IsPR {
 		return checkLinkedPRs(ctx, e.Repository, e.Issue.Number, perms)
 	}
 	return proceed(), nil
+}
+
+// Answers reports whether a run under p answers e at all, whoever sent it: Decide skips an
+// event about what p.Subjects leave out, and for an OnPullRequest run one about no pull request,
+// before it looks at anything else. What such a run would need of the event (a branch named
+// after its issue, the prompt's keys) need not be checked for one it skips.
+func (p Policy) Answers(e *Event) bool {
+	_, no := p.unanswered(e)
+	return !no
+}
+
+// unanswered is the skip of an event a run under p does not answer (see Answers); false when
+// it answers e.
+func (p Policy) unanswered(e *Event) (Decision, bool) {
+	if !e.About(p.Subjects) {
+		return skip("the %s event is about %s, and this run answers %s", e.Name, e.Subject(), SubjectNames(p.Subjects)), true
+	}
+	if p.OnPullRequest && e.PRNumber() == 0 {
+		what := "the " + e.Name + " event"
+		if e.Issue != nil {
+			what = fmt.Sprintf("#%d, an issue", e.Issue.Number)
+		}
+		return skip("the run works on a pull request's own branch, and %s is no pull request", what), true
+	}
+	return Decision{}, false
 }
 
 // runChangesPR says what a run does to its own pull request that GitHub reports with action:

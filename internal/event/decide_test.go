@@ -225,6 +225,11 @@ func TestDecide(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Decide: %v", err)
 			}
+			// What the caller leaves unchecked for an event the run does not answer, Decide
+			// must skip: the two may never disagree.
+			if !tt.policy.Answers(tt.event) && !got.Skip {
+				t.Errorf("Answers = false, but Decide = %+v", got)
+			}
 			if tt.reason == nil {
 				if got != tt.want {
 					t.Errorf("Decide = %+v, want %+v", got, tt.want)

@@ -282,6 +282,20 @@ func reviewCommentFrom(p *commentPayload) *Comment {
 	return c
 }
 
+// Number is the number of the issue or pull request the event is about; 0 when it is about
+// none, or e is nil.
+func (e *Event) Number() int {
+	switch {
+	case e == nil:
+		return 0
+	case e.Issue != nil:
+		return e.Issue.Number
+	case e.PR != nil:
+		return e.PR.Number
+	}
+	return 0
+}
+
 // PRNumber is the number of the pull request the event is about: a pull request event's, or
 // the one an issue comment or review comment was made on; 0 when it is about none.
 func (e *Event) PRNumber() int {

@@ -241,20 +241,26 @@ func TestForkHead(t *testing.T) {
 	}
 }
 
-func TestPRNumber(t *testing.T) {
+func TestNumbers(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		name string
-		e    Event
-		want int
+		name         string
+		e            *Event
+		number, onPR int
 	}{
-		{"pull_request", Event{PR: &PR{Number: 5}}, 5},
-		{"comment_on_a_pull_request", Event{Issue: &Issue{Number: 6, IsPR: true}}, 6},
-		{"comment_on_an_issue", Event{Issue: &Issue{Number: 7}}, 0},
-		{"schedule", Event{}, 0},
+		{"pull_request", &Event{PR: &PR{Number: 5}}, 5, 5},
+		{"comment_on_a_pull_request", &Event{Issue: &Issue{Number: 6, IsPR: true}}, 6, 6},
+		{"comment_on_an_issue", &Event{Issue: &Issue{Number: 7}}, 7, 0},
+		{"schedule", &Event{}, 0, 0},
 	} {
-		if got := tt.e.PRNumber(); got != tt.want {
-			t.Errorf("%s: PRNumber = %d, want %d", tt.name, got, tt.want)
+		if got := tt.e.Number(); got != tt.number {
+			t.Errorf("%s: Number = %d, want %d", tt.name, got, tt.number)
 		}
+		if got := tt.e.PRNumber(); got != tt.onPR {
+			t.Errorf("%s: PRNumber = %d, want %d", tt.name, got, tt.onPR)
+		}
+	}
+	if got := (*Event)(nil).Number(); got != 0 {
+		t.Errorf("no event: Number = %d, want 0", got)
 	}
 }

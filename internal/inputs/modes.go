@@ -221,14 +221,6 @@ func IssueBranch(number int, title string) string {
 	return name
 }
 
-// issueOf is the issue (or pull request, through the issues API) an event is about.
-func issueOf(e *event.Event) *event.Issue {
-	if e == nil {
-		return nil
-	}
-	return e.Issue
-}
-
 // applyMode makes the row of the mode called name the defaults of what the workflow left out.
 // A value the mode cannot work with is a problem naming both, and is dropped, so that the
 // checks that follow see the mode's value and do not report it again.
@@ -268,18 +260,17 @@ func sameValue(input, a, b string) bool {
 
 // issueBranch is the branch of a mode that names it after the event's issue.
 func (l *loader) issueBranch() string {
-	issue := issueOf(l.env.Event)
-	switch {
-	case issue != nil:
-		return IssueBranch(issue.Number, issue.Title)
+	switch e := l.env.Event; {
+	case e != nil && e.Issue != nil: // an issue, or a pull request through the issues API
+		return IssueBranch(e.Issue.Number, e.Issue.Title)
 	case l.env.EventUnread:
 		// The event's own problem says enough.
-	case l.env.Event == nil:
+	case e == nil:
 		l.problem(InputBranch, "mode %s names the branch after the issue that started the run, and no event started this one (it runs outside GitHub Actions); set branch", l.mode.Name)
-	case !l.env.Event.About(l.mode.Subjects):
+	case !e.About(l.mode.Subjects):
 		// The run skips the event (event.Decide), and needs no branch.
 	default:
-		l.problem(InputBranch, "mode %s names the branch after the issue that started the run, and the %s event is about no issue; set branch, or start the run from an issue", l.mode.Name, l.env.Event.Name)
+		l.problem(InputBranch, "mode %s names the branch after the issue that started the run, and the %s event is about no issue; set branch, or start the run from an issue", l.mode.Name, e.Name)
 	}
 	return ""
 }
