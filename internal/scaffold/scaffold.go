@@ -188,8 +188,42 @@ func writeFile(path string, content []byte, force bool) error {
 	return f.Close()
 }
 
-// source is a starter file and the template it is rendered from.
-type source struct{ path, template string }
+// source is a starter file, the template it is rendered from, and whether every mode's
+// workflow shares it (file.shared).
+type source struct {
+	path, template string
+	shared         bool
+}
+
+// sources are the starter files of modes, in the order Write writes them: without modes, the
+// run mode's starter workflow with its own prompt file; else a workflow per mode, beside the
+// files they share.
+func sources(modes []string) ([]source, error) {
+	if len(modes) == 0 {
+		return []source{
+			{".sandcastle/Dockerfile", "Dockerfile", false},
+			{".sandcastle/prompt.md", "prompt.md", false},
+			{".sandcastle/.gitignore", "gitignore", false},
+			{".sandcastle/.env.example", "env.example", false},
+			{".github/workflows/sandcastle.yml", "sandcastle.yml", false},
+		}, nil
+	}
+	list := []source{
+		{".sandcastle/Dockerfile", "Dockerfile", true},
+		{".sandcastle/.gitignore", "gitignore", true},
+		{".sandcastle/.env.example", "env.example", true},
+	}
+	valid := Modes()
+	for _, m := range modes {
+		if !slices.Contains(valid, m) {
+			return nil, fmt.Errorf("scaffold for mode %q: no such mode with a workflow; valid modes are %s (run, the default, is what init writes without a mode)", m, strings.Join(valid, ", "))
+		}
+		if p := ".github/workflows/sandcastle-" + m + ".yml"; !slices.ContainsFunc(list, func(s source) bool { return s.path == p }) {
+			list = append(list, source{p, "workflow-" + m + ".yml", false})
+		}
+	}
+	return list, nil
+}
 
 // render returns the starter files for agent and modes, in the order Write writes them.
 func render(agent string, modes []string) ([]file, error) {
@@ -205,24 +239,12 @@ func render(agent string, modes []string) ([]file, error) {
 		Agent, Image, ActionRef, CheckoutRef string
 	}{a, agent, release.SandboxImage(agent), ActionRef, CheckoutRef}
 
-	sources := []source{{".sandcastle/Dockerfile", "Dockerfile"}}
-	if len(modes) == 0 {
-		sources = append(sources, source{".sandcastle/prompt.md", "prompt.md"})
+	list, err := sources(modes)
+	if err != nil {
+		return nil, err
 	}
-	sources = append(sources, source{".sandcastle/.gitignore", "gitignore"}, source{".sandcastle/.env.example", "env.example"})
-	if len(modes) == 0 {
-		sources = append(sources, source{".github/workflows/sandcastle.yml", "sandcastle.yml"})
-	}
-	for _, m := range modes {
-		if !slices.Contains(Modes(), m) {
-			return nil, fmt.Errorf("scaffold for mode %q: no such mode with a workflow; valid modes are %s (run, the default, is what init writes without a mode)", m, strings.Join(Modes(), ", "))
-		}
-		if p := ".github/workflows/sandcastle-" + m + ".yml"; !slices.ContainsFunc(sources, func(s source) bool { return s.path == p }) {
-			sources = append(sources, source{p, "workflow-" + m + ".yml"})
-		}
-	}
-	files := make([]file, 0, len(sources))
-	for _, s := range sources {
+	files := make([]file, 0, len(list))
+	for _, s := range list {
 		text, err := templates.ReadFile("templates/" + s.template)
 		if err != nil {
 			return nil, fmt.Errorf("scaffold %s: %w", s.path, err)
@@ -236,8 +258,7 @@ func render(agent string, modes []string) ([]file, error) {
 		if err := t.Execute(&b, data); err != nil {
 			return nil, fmt.Errorf("scaffold %s: render template: %w", s.path, err)
 		}
-		shared := len(modes) > 0 && !strings.HasPrefix(s.template, "workflow-")
-		files = append(files, file{path: s.path, content: b.Bytes(), shared: shared})
+		files = append(files, file{path: s.path, content: b.Bytes(), shared: s.shared})
 	}
 	return files, nil
 }
