@@ -27,12 +27,7 @@ func newDockerAction(t *testing.T, steps ...testkit.Step) *action {
 	t.Helper()
 	testkit.RequireDocker(t)
 	testkit.RequireImage(t, testkit.ClaudeImage)
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("the Docker tier needs root to give the checkout to another user, as the runner does; CI must run it")
-		}
-		t.Skip("needs root to give the checkout to another user, as the runner does")
-	}
+	testkit.RequireRoot(t, "giving the checkout to another user, as the runner does,")
 	a := newAction(t, steps...)
 	for k, v := range a.model.Env(launch.SandboxHome) {
 		if k != "HOME" && k != "TMPDIR" {

@@ -5,17 +5,14 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // TestLend: a checkout of root's is lent to AgentUID for the run and handed back after; one of
 // another user's is left as it is, since the agent runs as that user.
 func TestLend(t *testing.T) {
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("lending a checkout of root's needs root, as CI runs the tests (see .github/workflows/ci.yml)")
-		}
-		t.Skip("lending a checkout of root's needs root")
-	}
+	testkit.RequireRoot(t, "lending a checkout of root's")
 	owner := func(t *testing.T, p string) int {
 		t.Helper()
 		fi, err := os.Stat(p)

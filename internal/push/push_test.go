@@ -926,9 +926,7 @@ func TestGitConfig_reaches_every_command(t *testing.T) {
 // and git works in it only with the safe.directory the caller passes in GitConfig.
 func TestGitConfig_safe_directory(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to give the repository to another user")
-	}
+	testkit.RequireRoot(t, "giving the repository to another user")
 	f := newFixture(t)
 	f.setRemoteBranch("feature", f.main)
 	if err := filepath.WalkDir(f.dir, func(path string, _ fs.DirEntry, err error) error {

@@ -28,6 +28,16 @@ func RequireBinary(t testing.TB, name string) string {
 	return ""
 }
 
+// RequireRoot skips the test unless this process runs as root, which what it does (why) needs;
+// under CI=true it fails instead, since CI runs the tests as root (.github/workflows/ci.yml runs
+// .ci/run with sudo), as the runner runs a container Action.
+func RequireRoot(t testing.TB, why string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		skipOrFail(t, "not root, and "+why+" needs root", "run the tests as root (sudo), as CI does")
+	}
+}
+
 // skipOrFail skips the test for want of what reason names, with hint on how to provide it; under
 // CI=true it fails the test instead, since CI must never pass by silently skipping a tier. The
 // caller must return after it: a testing.TB other than *testing.T may not stop the test.

@@ -6,14 +6,13 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
 func TestGiveBack(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to create files owned by root and hand them over")
-	}
+	testkit.RequireRoot(t, "making files of root's and handing them over")
 	top := t.TempDir()
 	write(t, filepath.Join(top, ".sandcastle", "logs", "main.log"), "log")
 	write(t, filepath.Join(top, "mine.txt"), "user's")
@@ -52,9 +51,7 @@ func TestGiveBack(t *testing.T) {
 // TestHandBack: files made under a directory go to the owner of the checkout they belong to.
 func TestHandBack(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to create files owned by root and hand them over")
-	}
+	testkit.RequireRoot(t, "making files of root's and handing them over")
 	checkout := t.TempDir()
 	if err := os.Chown(checkout, 1004, 1005); err != nil {
 		t.Fatal(err)
@@ -82,9 +79,7 @@ func TestHandBack(t *testing.T) {
 // included, and root's again once given back; a file of another user stays theirs.
 func TestLend(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to create files owned by root and lend them")
-	}
+	testkit.RequireRoot(t, "making files of root's and lending them")
 	top := t.TempDir()
 	write(t, filepath.Join(top, ".git", "HEAD"), "ref: refs/heads/main\n")
 	write(t, filepath.Join(top, "other.txt"), "another user's")
