@@ -427,10 +427,7 @@ func read(path string) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &node{mode: fi.Mode() & (fs.ModeType | fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		n.uid, n.gid = int(st.Uid), int(st.Gid)
-	}
+	n := attrs(fi)
 	switch {
 	case fi.Mode().IsRegular():
 		n.data, err = os.ReadFile(path)
