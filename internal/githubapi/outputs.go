@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/google/go-github/v62/github"
 
@@ -26,7 +25,7 @@ func (r *Repo) TriageIssue(ctx context.Context, number int, triagedLabel string)
 	out := triage.Issue{Found: true, PullRequest: is.IsPullRequest(), Closed: is.GetState() == "closed"}
 	for _, l := range is.Labels {
 		out.Labels = append(out.Labels, l.GetName())
-		if triagedLabel != "" && strings.EqualFold(l.GetName(), triagedLabel) {
+		if triagedLabel != "" && triage.SameLabel(l.GetName(), triagedLabel) {
 			out.Triaged = true
 		}
 	}

@@ -107,7 +107,7 @@ func Check(entries []Entry, issues map[int]Issue, p Policy) []Action {
 		for _, a := range actions {
 			a.Refused = why
 			if a.Refused == "" {
-				a.Refused = p.refuseAction(a, issues[e.Issue])
+				a.Refused = p.refuseAction(&a, issues[e.Issue])
 			}
 			if a.Refused == "" && planned >= p.MaxActions {
 				a.Refused = fmt.Sprintf("over max-actions (%d)", p.MaxActions)
@@ -155,22 +155,46 @@ func (p Policy) refuseEntry(e Entry, is Issue, again bool) string {
 	return ""
 }
 
-// refuseAction says why one action of an acceptable entry may not be done.
-func (p Policy) refuseAction(a Action, is Issue) string {
+// refuseAction says why one action of an acceptable entry may not be done. A label allowed
+// takes the spelling allowed-labels gives it, so GitHub never receives the agent's.
+func (p Policy) refuseAction(a *Action, is Issue) string {
 	switch a.Kind {
 	case AddLabel, RemoveLabel:
-		if !slices.ContainsFunc(p.AllowedLabels, func(l string) bool { return strings.EqualFold(l, a.Value) }) {
+		i := slices.IndexFunc(p.AllowedLabels, func(l string) bool { return SameLabel(l, a.Value) })
+		if i < 0 {
 			if len(p.AllowedLabels) == 0 {
 				return "no label is allowed (allowed-labels is empty)"
 			}
 			return fmt.Sprintf("label %q is not in allowed-labels", a.Value)
 		}
+		a.Value = p.AllowedLabels[i]
 	case Close:
 		if is.Closed {
 			return fmt.Sprintf("#%d is closed already", a.Issue)
 		}
 	}
 	return ""
+}
+
+// SameLabel reports whether a and b name one label as GitHub compares names: ASCII letters in
+// either case, everything else byte for byte. Unicode case folding (strings.EqualFold) would
+// take "queſtion", with a long s, for "question", and GitHub would make it a new label.
+func SameLabel(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	lower := func(c byte) byte {
+		if 'A' <= c && c <= 'Z' {
+			return c + 'a' - 'A'
+		}
+		return c
+	}
+	for i := 0; i < len(a); i++ {
+		if lower(a[i]) != lower(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Touched are the issues an action is planned for, in order, each once: those the host marks as

@@ -63,7 +63,7 @@ func TestCheck(t *testing.T) {
 	}
 	want := []string{
 		"#1 add-label bug: ",
-		"#1 add-label question: ",
+		"#1 add-label Question: ",
 		`#1 add-label wontfix: label "wontfix" is not in allowed-labels`,
 		"#1 remove-label bug: ",
 		"#1 comment Looks like a bug.: ",
@@ -99,5 +99,28 @@ func TestParse(t *testing.T) {
 	}
 	if _, err := Parse([]byte(`[]`)); err == nil {
 		t.Error("Parse of an array: no error")
+	}
+}
+
+// TestCheckLabelSpelling: a label matches an allowed one as GitHub matches names, ASCII letters
+// in any case and nothing else folded, and the allowed label's own spelling is what is sent, so
+// no new label is made from the agent's ("queſtion" with a long s folds to "question" in Unicode).
+func TestCheckLabelSpelling(t *testing.T) {
+	issues := map[int]Issue{1: {Found: true}}
+	p := Policy{Repository: "octo/repo", AllowedLabels: []string{"question", "Bug"}, MaxActions: 9}
+	got := Check([]Entry{{Issue: 1, AddLabels: []string{"que\u017ftion", "QUESTION", "bug", "\u212aelvin"}, RemoveLabels: []string{"BUG"}}}, issues, p)
+	var lines []string
+	for _, a := range got {
+		lines = append(lines, fmt.Sprintf("%s %s: %s", a.Kind, a.Value, a.Refused))
+	}
+	want := []string{
+		"add-label que\u017ftion: label \"que\u017ftion\" is not in allowed-labels",
+		"add-label question: ",
+		"add-label Bug: ",
+		"add-label \u212aelvin: label \"\u212aelvin\" is not in allowed-labels",
+		"remove-label Bug: ",
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("Check =\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }
