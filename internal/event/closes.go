@@ -8,9 +8,9 @@ import (
 
 // closingRef is GitHub's closing syntax in a pull request description: a keyword (close,
 // closes, closed, fix, fixes, fixed, resolve, resolves, resolved, in any case), an optional
-// colon, then the issue as #N, owner/repo#N or its URL.
+// colon, then the issue as #N, owner/repo#N or its URL, bare or as an autolink (<URL>).
 var closingRef = regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?:\s*:\s*|\s+)` +
-	`(?:([\w.-]+/[\w.-]+)?#(\d+)|https?://[^\s/]+/([\w.-]+/[\w.-]+)/issues/(\d+))\b`)
+	`(?:([\w.-]+/[\w.-]+)?#(\d+)|<?https?://[^\s/]+/([\w.-]+/[\w.-]+)/issues/(\d+))\b`)
 
 // closes reports whether a pull request description in repository ("owner/name") uses a
 // closing keyword on issue, so that merging it would close the issue. A mere mention ("see

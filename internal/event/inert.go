@@ -7,18 +7,30 @@ import (
 )
 
 // mentionRE is an @mention GitHub notifies: a login or org/team after a character that is not
-// part of a word (so an e-mail address is none).
-var mentionRE = regexp.MustCompile(`(?:^|[^\w@])(@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9_.-]+)?)`)
+// part of a word (so an e-mail address is none; another @ is no part of one: "@@a" notifies a).
+var mentionRE = regexp.MustCompile(`(?:^|\W)(@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9_.-]+)?)`)
 
 // lineEndKeyword is a closing keyword that ends a line, with its colon: GitHub reads a
 // reference on the next line as its issue ("Fixes\n#12").
 var lineEndKeyword = regexp.MustCompile(`(?i)\b((?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?:\s*:)?)\s*$`)
+
+// entity is a character reference, which a browser shows as the character: "&#64;a" is a
+// mention, "Closes&#32;#9" a closing reference.
+var entity = regexp.MustCompile(`&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});`)
+
+// blockHTML is a "<" where an HTML block can start: first on a line, after the markers of block
+// quotes and list items. GitHub reads what follows as HTML up to a blank line, fences and code
+// spans included, and notifies a mention in it, which ticks cannot make code there.
+var blockHTML = regexp.MustCompile(`^((?:[ \t]*(?:>|[-*+]|\d{1,9}[.)]))*[ \t]*)<`)
 
 // Inert makes Markdown that the agent or a stranger wrote safe to post as part of a pull request
 // or comment the action writes: as Sanitize, without what a person cannot see, and with each
 // closing reference ("Fixes #12", "closes owner/repo#3", an issue's URL) and @mention shown as
 // code, so that merging the pull request closes no issue the run did not name itself and
 // nobody is notified. Fenced code blocks stay as they are: GitHub acts on nothing in them.
+// Outside them, no HTML block starts (its "<" becomes "&lt;") and no character reference is
+// read (its "&" becomes "&amp;"), so the text shows them as written: inside a code span of the
+// text that shows the escape, which is harmless.
 //
 // Each reference becomes a code span of its own, delimited by a run of backticks longer than any
 // in the text outside fenced blocks, so no backtick of the text can pair with it: a stray one before it ("`Fixes #1"),
@@ -40,6 +52,8 @@ func Inert(s string) string {
 		}
 		if fence = fenceOpener(line); fence == "" {
 			prose = append(prose, i)
+			line = entity.ReplaceAllStringFunc(line, func(e string) string { return "&amp;" + e[1:] })
+			lines[i] = blockHTML.ReplaceAllString(line, "$1&lt;")
 		}
 	}
 	longest := 0

@@ -3,7 +3,41 @@ package event
 import (
 	"strings"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
+
+// hidden are texts in which GitHub finds a mention or a closing reference where a reader of the
+// Markdown line by line sees none, or sees it as code: inside HTML blocks (which Markdown does
+// not reach, so ticks are no code there), behind entities, after another @, in an autolink.
+var hidden = []string{
+	"<div>\n@octocat\n</div>",
+	"<div>Fixes #9</div>",
+	"<details>\n<summary>x</summary>\n@octocat and Fixes #9\n</details>",
+	"<details>\n```\n@octocat\n```\n</details>",
+	"> <div>\n> @octocat\n> </div>",
+	"- <details>\n  @octocat\n  </details>",
+	"&#64;octocat",
+	"&#x40;octocat and &commat;hubot",
+	"Closes&#32;#9 and Fixes&nbsp;#8",
+	"Clos&#101;s #9",
+	"@@octocat",
+	"Fixes <https://github.com/o/r/issues/9>",
+	"Fixes: <https://github.com/o/r/issues/9>",
+	"fixes https://github.com/o/r/issues/9",
+	"Fixes\nhttps://github.com/o/r/issues/9",
+	"<span>@octocat</span> <b>Fixes #9</b>",
+}
+
+// TestInertRendered: rendered as GitHub renders Markdown (goldmark, CommonMark with GFM and raw
+// HTML), what Inert makes of each hidden text shows no mention or closing reference outside code.
+func TestInertRendered(t *testing.T) {
+	for _, s := range hidden {
+		if live := testkit.LiveReferences(Inert(s)); len(live) > 0 {
+			t.Errorf("Inert(%q) = %q: live %q", s, Inert(s), live)
+		}
+	}
+}
 
 // TestInert: what GitHub would act on in a pull request body (closing an issue on merge,
 // notifying someone) is shown as code; the rest of the Markdown, code blocks, e-mail addresses,
@@ -38,7 +72,7 @@ func TestInert(t *testing.T) {
 }
 
 // FuzzInert: whatever the text, Inert leaves no closing reference and no mention outside code,
-// as CommonMark reads code: a fenced block, or a span between two runs of backticks of one
+// as GitHub renders it (testkit.LiveReferences), and as CommonMark reads code: a fenced block, or a span between two runs of backticks of one
 // length. Spans are paired over the whole text outside fences, which is what a reader of one
 // paragraph sees and more.
 func FuzzInert(f *testing.F) {
@@ -46,8 +80,14 @@ func FuzzInert(f *testing.F) {
 		"@0/fiX #0", "`Fixes #1", "Close\n#0", "\\@0", "@0@0", "a `\nb ` fixes #2", "    ```\nFixes #1", "```x`\nFixes #1"} {
 		f.Add(s)
 	}
+	for _, s := range hidden {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		out := Inert(s)
+		if live := testkit.LiveReferences(out); len(live) > 0 {
+			t.Fatalf("rendered, %q shows %q outside code (from %q)", out, live, s)
+		}
 		text := outsideFences(out)
 		code := codeSpans(text)
 		inCode := func(start, end int) bool {

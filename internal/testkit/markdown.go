@@ -1,0 +1,51 @@
+package testkit
+
+import (
+	"bytes"
+	"html"
+	"regexp"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	gmhtml "github.com/yuin/goldmark/renderer/html"
+)
+
+// liveMention is an @mention as GitHub links one: a login or org/team after a character that is
+// no word character (another @ is one: "@@name" notifies name).
+var liveMention = regexp.MustCompile(`(?:^|[^\w])(@[A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9_.-]+)?)`)
+
+// liveClosing is a closing keyword and the issue it closes: #N, owner/repo#N or an issue's URL.
+var liveClosing = regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?:\s*:\s*|\s+)` +
+	`(?:[\w.-]+/[\w.-]+)?(?:#\d+|<?https?://[^\s/]+/[\w.-]+/[\w.-]+/issues/\d+)\b`)
+
+// codeElements are what GitHub acts on nothing in: code spans and blocks. Raw HTML may nest
+// them, which the non-greedy match then cuts short, showing more as text: never less.
+var codeElements = regexp.MustCompile(`(?is)<pre[\s>].*?</pre>|<code[\s>].*?</code>`)
+
+// tags are HTML tags, raw or rendered; what is between two is a text node.
+var tags = regexp.MustCompile(`<[^>]*>`)
+
+// LiveReferences renders md as GitHub does (CommonMark with GFM, raw HTML kept) and returns the
+// @mentions and closing references ("Fixes #9", "closes <https://…/issues/9>") a reader's
+// browser shows as text outside code: what GitHub would notify or close on. Entities are read
+// as the browser reads them; a mention is looked for in each text node alone, as GitHub's filter
+// looks, a closing reference in the text joined; a code element cut short by nesting shows more
+// as text, never less.
+func LiveReferences(md string) []string {
+	var out bytes.Buffer
+	gm := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(gmhtml.WithUnsafe()))
+	if err := gm.Convert([]byte(md), &out); err != nil {
+		return []string{"render: " + err.Error()}
+	}
+	prose := codeElements.ReplaceAllString(out.String(), "<code/>") // a node boundary, as the code was
+	var found []string
+	for _, t := range tags.Split(prose, -1) {
+		for _, m := range liveMention.FindAllStringSubmatch(html.UnescapeString(t), -1) {
+			found = append(found, m[1])
+		}
+	}
+	// A closing reference may span nodes: "Fixes <a href=…>…/issues/9</a>", an autolink, closes.
+	joined := strings.ReplaceAll(prose, "<code/>", "\n")
+	return append(found, liveClosing.FindAllString(html.UnescapeString(tags.ReplaceAllString(joined, "")), -1)...)
+}
