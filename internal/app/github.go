@@ -12,6 +12,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/githubapi"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/push"
+	"github.com/sandcastle-action/sandcastle/internal/report"
 )
 
 // gitHub is the GitHub side of a run as the environment describes it: the event that started
@@ -48,9 +49,10 @@ func readEvent(getenv func(string) string) (*event.Event, error) {
 	return e, nil
 }
 
-// newGitHub binds the API client to the event readEvent read. Nothing is sent to GitHub yet. It
-// is returned with its error, an *inputs.Problem, holding what could be read.
-func newGitHub(getenv func(string) string, cfg inputs.Config, e *event.Event) (*gitHub, error) {
+// newGitHub binds the API client to the event readEvent read, its gate redacting with redactor
+// and leaving live only the closing reference to the issue the run was started for. Nothing is
+// sent to GitHub yet. It is returned with its error, an *inputs.Problem, holding what could be read.
+func newGitHub(getenv func(string) string, cfg inputs.Config, e *event.Event, redactor *report.Redactor) (*gitHub, error) {
 	h := &gitHub{
 		cfg:     cfg.GitHub,
 		token:   cfg.GitHub.Token,
@@ -77,7 +79,11 @@ func newGitHub(getenv func(string) string, cfg inputs.Config, e *event.Event) (*
 		return h, err
 	}
 	if h.token != "" && name != "" {
-		api, err := githubapi.New(githubapi.Options{Token: h.token, APIURL: getenv("GITHUB_API_URL")})
+		gate := githubapi.Gate{Redact: redactor.Redact}
+		if e != nil && e.PRNumber() == 0 { // an issue, not a pull request
+			gate.Closes = e.Number()
+		}
+		api, err := githubapi.New(githubapi.Options{Token: h.token, APIURL: getenv("GITHUB_API_URL"), Gate: gate})
 		if err != nil {
 			return h, &inputs.Problem{Message: fmt.Sprintf("GitHub API client (github-token, GITHUB_API_URL): %v", err)}
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/engine"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/report/runner"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
@@ -589,7 +590,7 @@ func TestRunLongerThanCleanupStillFinishes(t *testing.T) {
 
 	var stdout testkit.SyncBuffer
 	sys := System{Getenv: a.env.get, Getwd: func() (string, error) { return a.dir, nil }, Stdout: &stdout, Stderr: &stdout}
-	s, err := validate(t.Context(), sys, inputs.FromEnv(a.env.get), a.dir)
+	s, err := validate(t.Context(), sys, inputs.FromEnv(a.env.get), a.dir, new(report.Redactor))
 	if err != nil {
 		t.Fatalf("validate: %v", err)
 	}

@@ -121,7 +121,7 @@ func TestLifecycleCopySync(t *testing.T) {
 	var stdout testkit.SyncBuffer
 	sys := System{Getenv: e.get, Getwd: func() (string, error) { return dir, nil }, Stdout: &stdout, Stderr: &stdout}
 	s, err := validate(t.Context(), sys, inputs.Raw{inputs.InputPrompt: "Work.", inputs.InputSandbox: "none",
-		inputs.InputBranchStrategy: "branch", inputs.InputBranch: "agent/work"}, dir)
+		inputs.InputBranchStrategy: "branch", inputs.InputBranch: "agent/work"}, dir, new(report.Redactor))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/launch"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
 	"github.com/sandcastle-action/sandcastle/internal/push"
+	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/report/runner"
 	"github.com/sandcastle-action/sandcastle/internal/session"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
@@ -65,7 +66,7 @@ func preflight(ctx context.Context, sys System, raw inputs.Raw, workDir string, 
 	}
 	done := make(chan result, 1)
 	go func() {
-		s, err := validate(ctx, sys, raw, workDir)
+		s, err := validate(ctx, sys, raw, workDir, rep.Redactor())
 		done <- result{s, err}
 	}()
 	var r result
@@ -92,8 +93,9 @@ func preflight(ctx context.Context, sys System, raw inputs.Raw, workDir string, 
 
 // validate checks everything that can be checked before anything is created on disk. Each
 // problem of the inputs, and of the repository and environment they name, is an
-// *inputs.Problem; any other error means the check itself could not be made.
-func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (*setup, error) {
+// *inputs.Problem; any other error means the check itself could not be made. redactor is the
+// reporter's, which the GitHub client's gate redacts with (the secrets are masked once found).
+func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string, redactor *report.Redactor) (*setup, error) {
 	ev, eventErr := readEvent(sys.Getenv)
 	cfg, err := inputs.Load(raw, inputs.Env{WorkDir: workDir, ReadFile: inputs.ReadRegular, Stat: os.Stat,
 		Agents: agentInfos(), Home: sys.Getenv("HOME"), Event: ev, EventUnread: eventErr != nil})
@@ -104,7 +106,7 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string) (
 	s := &setup{gitEnv: engine.HostBase(sys.Getenv), home: sys.Getenv("HOME")}
 	var errs []error
 	add := func(err ...error) { errs = append(errs, err...) }
-	s.gh, err = newGitHub(sys.Getenv, cfg, ev)
+	s.gh, err = newGitHub(sys.Getenv, cfg, ev, redactor)
 	add(err)
 	if err := s.gh.lookUpPR(ctx); err != nil {
 		return nil, err // what the workspace, the prompt and the trigger are depends on it

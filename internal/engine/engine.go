@@ -147,7 +147,7 @@ func Run(ctx context.Context, p Plan, d Deps) (report.Outcome, error) {
 
 	if e.progress != nil {
 		o.RunURL = p.RunURL
-		e.progress.Finish(ctx, e.redact(o.Comment())) // on a time of its own, which outlasts a rate limit
+		e.progress.Finish(ctx, o.Comment()) // on a time of its own, which outlasts a rate limit
 	}
 	cleanup, cancel := e.afterRun(ctx)
 	defer cancel()
@@ -230,7 +230,7 @@ func (e *engine) refuse(ctx context.Context, d event.Decision) (report.Outcome, 
 	// A refusal is answered where it was asked, but never to a bot (two bots could answer each
 	// other forever) and never for an event that did not address the action at all.
 	if !d.Skip && !e.p.Event.IsBot() && e.p.Config.GitHub.ProgressComment && e.reports() {
-		url, err := e.d.GitHub.Answer(ctx, e.redact(o.Comment()))
+		url, err := e.d.GitHub.Answer(ctx, o.Comment())
 		if err != nil {
 			e.d.Reporter.Warning(fmt.Sprintf("progress comment: %v", err))
 		}
@@ -299,7 +299,7 @@ func (e *engine) startProgress(ctx context.Context) {
 		return
 	}
 	e.progState = report.Progress{RunURL: e.p.RunURL}
-	if err := e.d.Progress.Start(ctx, e.redact(e.progState.Comment())); err != nil {
+	if err := e.d.Progress.Start(ctx, e.progState.Comment()); err != nil {
 		e.d.Reporter.Warning("progress comment: " + err.Error())
 		return
 	}
@@ -313,7 +313,7 @@ func (e *engine) showProgress(r run.Progress) {
 	if r.LastTool != "" {
 		e.progState.LastTool = r.LastTool
 	}
-	body := e.redact(e.progState.Comment())
+	body := e.progState.Comment()
 	e.mu.Unlock()
 	e.progress.Show(body)
 }
@@ -325,8 +325,6 @@ func (e *engine) commentURL() string {
 	}
 	return e.progress.URL()
 }
-
-func (e *engine) redact(s string) string { return e.d.Reporter.Redactor().Redact(s) }
 
 // setOutputs writes the outputs of a run that failed, warning when they cannot be written.
 func (e *engine) setOutputs(o report.Outcome) {

@@ -124,14 +124,14 @@ func (e *engine) review(ctx context.Context, o *report.Outcome, log *report.Log)
 		log.Status("review: nothing new for #%d; an earlier run posted this review", number)
 		return nil
 	}
-	url, err := e.d.Outputs.PostReview(ctx, number, commit, e.redact(plan.Body()), redactInline(e, plan.Comments()))
+	url, err := e.d.Outputs.PostReview(ctx, number, commit, plan.Body(), plan.Comments())
 	if err != nil && e.d.Outputs.Unprocessable(err) && len(plan.Inline) > 0 {
 		// The diff changed since it was read, or GitHub sees a line otherwise: the review goes
 		// out all the same, every comment in its body.
 		log.Warning("review: GitHub refused a comment on its line (%v); posting every comment in the review's body", err)
 		plan = plan.Flat()
 		o.Review.Inline, o.Review.Moved = 0, len(plan.Moved)
-		url, err = e.d.Outputs.PostReview(ctx, number, commit, e.redact(plan.Body()), nil)
+		url, err = e.d.Outputs.PostReview(ctx, number, commit, plan.Body(), nil)
 	}
 	if err != nil {
 		return err
@@ -139,13 +139,6 @@ func (e *engine) review(ctx context.Context, o *report.Outcome, log *report.Log)
 	o.Review.URL = url
 	log.Status("review: posted on #%d with %d comment(s) on their lines, %d in its body: %s", number, o.Review.Inline, o.Review.Moved, url)
 	return nil
-}
-
-func redactInline(e *engine, cs []review.Inline) []review.Inline {
-	for i := range cs {
-		cs[i].Body = e.redact(cs[i].Body)
-	}
-	return cs
 }
 
 // clip shortens agent text for one log line.

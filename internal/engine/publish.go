@@ -105,7 +105,7 @@ func (e *engine) openPR(ctx context.Context, o *report.Outcome, ws Workspace, lo
 	if err != nil {
 		return prTemplateError(err, true)
 	}
-	pr, err := e.d.Publisher.UpsertPR(ctx, PR{Head: o.Branch, Base: base, Title: e.redact(title), Body: e.redact(body), Draft: g.PRDraft})
+	pr, err := e.d.Publisher.UpsertPR(ctx, PR{Head: o.Branch, Base: base, Title: title, Body: body, Draft: g.PRDraft})
 	if err != nil {
 		return err
 	}

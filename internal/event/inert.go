@@ -3,6 +3,7 @@ package event
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -37,7 +38,12 @@ var blockHTML = regexp.MustCompile(`^((?:[ \t]*(?:>|[-*+]|\d{1,9}[.)]))*[ \t]*)<
 // or one that opens a span on an earlier line, leaves it code either way. What is code already
 // is wrapped again all the same, since whether a backtick of the text opens a span depends on
 // what surrounds it (the paragraph, escapes); the doubled backticks then show, which is harmless.
-func Inert(s string) string {
+func Inert(s string) string { return InertBut(s, 0) }
+
+// InertBut is Inert, but a closing reference to issue (#N, in this repository), the one the
+// run was started for, stays live, so that merging the pull request closes it; 0 keeps none.
+func InertBut(s string, issue int) string {
+	keep := strconv.Itoa(issue)
 	lines := strings.SplitAfter(Sanitize(s), "\n")
 	var prose []int // the lines outside fenced blocks
 	fence := ""
@@ -62,7 +68,13 @@ func Inert(s string) string {
 	}
 	tick := strings.Repeat("`", longest+1)
 	for _, i := range prose {
-		spans := closingRef.FindAllStringIndex(lines[i], -1)
+		var spans [][]int
+		for _, m := range closingRef.FindAllStringSubmatchIndex(lines[i], -1) {
+			if issue != 0 && m[2] < 0 && m[4] >= 0 && lines[i][m[4]:m[5]] == keep {
+				continue
+			}
+			spans = append(spans, m[:2])
+		}
 		if m := lineEndKeyword.FindStringSubmatchIndex(lines[i]); m != nil {
 			spans = append(spans, []int{m[2], m[3]}) // its issue may be on the next line
 		}

@@ -8,10 +8,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/sandcastle-action/sandcastle/internal/event"
 )
 
 // PublicAPIURL is the REST API of github.com, used when Options.APIURL is empty.
@@ -43,10 +46,38 @@ type Options struct {
 	Now func() time.Time
 	// Logger hears about each wait; nil discards.
 	Logger *slog.Logger
+	// Gate is what every text the client posts passes.
+	Gate Gate
+}
+
+// Gate is the one way to GitHub for text: every body, title, comment and review the client
+// writes has its secrets redacted, then its mentions and closing references made code
+// (event.InertBut), inside the method that writes it, so no caller can forget it.
+type Gate struct {
+	// Redact replaces the run's secrets (report.Redactor's Redact); nil redacts nothing.
+	Redact func(string) string
+	// Closes is the issue whose closing reference ("Closes #N") stays live: the one the run
+	// was started for; 0 for none.
+	Closes int
+}
+
+// markers are the hidden markers a text ends with, which find it again: the gate keeps them,
+// where Sanitize removes every other HTML comment.
+var markers = regexp.MustCompile(`(?:\n*<!-- ` + Family + `[^<>\n]* -->)+\n*$`)
+
+// text is s as it may be posted.
+func (g Gate) text(s string) string {
+	tags := markers.FindString(s)
+	s = s[:len(s)-len(tags)]
+	if g.Redact != nil {
+		s = g.Redact(s)
+	}
+	return event.InertBut(s, g.Closes) + tags
 }
 
 // Client is a GitHub REST API client for one token and one API host.
 type Client struct {
+	gate  Gate
 	gh    *github.Client
 	sleep func(ctx context.Context, d time.Duration) error // Options.Sleep
 }
@@ -83,7 +114,7 @@ func New(o Options) (*Client, error) {
 	if sleep == nil {
 		sleep = sleepContext
 	}
-	return &Client{gh: gh, sleep: sleep}, nil
+	return &Client{gate: o.Gate, gh: gh, sleep: sleep}, nil
 }
 
 // enterpriseAPI parses apiURL when it names a GitHub Enterprise Server API; it returns nil

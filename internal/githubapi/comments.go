@@ -130,6 +130,7 @@ func (t conversation) page(ctx context.Context, n int) ([]posted, int, error) {
 }
 
 func (t conversation) create(ctx context.Context, body string) (Comment, error) {
+	body = t.c.gate.text(body)
 	cm, _, err := t.c.gh.Issues.CreateComment(ctx, t.owner, t.repo, t.issue, &github.IssueComment{Body: &body})
 	if err != nil {
 		return Comment{}, wrap("create comment on "+t.where(), err)
@@ -137,8 +138,9 @@ func (t conversation) create(ctx context.Context, body string) (Comment, error) 
 	return Comment{ID: cm.GetID(), URL: cm.GetHTMLURL()}, nil
 }
 
-// edit replaces the body of comment id with body, sent as given.
+// edit replaces the body of comment id with body, through the gate.
 func (t conversation) edit(ctx context.Context, id int64, body string) (Comment, error) {
+	body = t.c.gate.text(body)
 	cm, _, err := t.c.gh.Issues.EditComment(ctx, t.owner, t.repo, id, &github.IssueComment{Body: &body})
 	if err != nil {
 		return Comment{}, wrap(fmt.Sprintf("edit comment %d in %s/%s", id, t.owner, t.repo), err)

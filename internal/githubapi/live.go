@@ -26,7 +26,7 @@ const maxLiveBackoff = 16 * time.Minute
 // LiveComment is a comment on the issue or pull request a run reports on (a reply in the review
 // thread, for a run a review comment started), kept up to date as the run goes: Show never blocks; one goroutine edits the comment with the latest body, only
 // when it changed, at most every minute, and less often while GitHub refuses it for a rate
-// limit. Bodies are written as given: render and redact them first.
+// limit. Bodies pass the client's gate, as every text it posts does.
 type LiveComment struct {
 	r     *Repo
 	warn  func(string)

@@ -128,7 +128,7 @@ func specForIssue5(title string) PRSpec {
 }
 
 func TestUpsertPR_created_then_updated_on_rerun(t *testing.T) {
-	client, mux, rec := setup(t)
+	client, mux, rec := setupWith(t, Options{Gate: Gate{Closes: 5}}) // the run's issue: its "Closes #5" stays live
 	fake := &fakePulls{}
 	fake.register(t, mux)
 	// Noise the marker search must skip: another issue's PR from another head.
