@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -184,5 +185,44 @@ func TestModesSkipWhatTheyDoNotAnswer(t *testing.T) {
 				t.Errorf("sandcastle prompt: exit %d\n%s\nwant 1 saying the event is skipped", inv.code, inv.output())
 			}
 		})
+	}
+}
+
+// TestEveryWriteGated: whatever the agent writes, with the token in it and mentions and closing
+// references hidden every way, each request body the run sends GitHub, on any route, holds no
+// secret and, rendered as GitHub renders it, no live mention or closing reference but the
+// pull request's own "Closes #42".
+func TestEveryWriteGated(t *testing.T) {
+	hostile := "Done: " + ghToken + " @octocat Closes #7 &#64;hubot Fixes <https://github.com/o/r/issues/9>\n\n<div>\n@hubot\n</div>"
+	a := newFakeAction(t, commitBash("fix.txt", "fixed", "Fix @octocat, closes #8"), testkit.Text(hostile+" "+signal))
+	g := withGitHub(t, a, ghToken)
+	g.api.SetPermission("maintainer", "write")
+	g.api.SetLabels(42, "sandcastle")
+	g.event(t, "issues", issuePayload("maintainer", "Crash @octocat fixes #3", false, map[string]any{"action": "labeled", "label": map[string]any{"name": "sandcastle"}}))
+	a.input("mode", "implement")
+	a.runWant(0)
+	writes := g.api.Writes()
+	if len(writes) < 3 {
+		t.Fatalf("writes %q; want the comment, its edits and the pull request", writes)
+	}
+	for _, w := range writes {
+		var fields map[string]any
+		if json.Unmarshal([]byte(w), &fields) != nil {
+			continue // a body-less write (a label taken off)
+		}
+		for k, v := range fields {
+			s, ok := v.(string)
+			if !ok {
+				continue
+			}
+			if strings.Contains(s, ghToken) {
+				t.Errorf("%s of a write holds the token: %q", k, s)
+			}
+			for _, live := range testkit.LiveReferences(s) {
+				if !strings.HasSuffix(live, " #42") { // the run's own issue, which the pull request closes
+					t.Errorf("%s of a write shows %q live: %q", k, live, s)
+				}
+			}
+		}
 	}
 }

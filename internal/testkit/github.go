@@ -70,6 +70,7 @@ type GitHub struct {
 	reviewComments []FakeReviewComment // by ID, replies included
 	reactions      []FakeReaction      // by ID, those taken off gone
 	log            []string            // "METHOD /path" of every request, in arrival order
+	writes         []string            // the body of every request but a GET, in arrival order
 	nextCommentID  int64
 	noDrafts       bool // drafts are not supported here, as in private repositories on Free and Pro
 	noActionsPRs   bool // "Allow GitHub Actions to create and approve pull requests" is off
@@ -218,6 +219,9 @@ func (g *GitHub) handler(pattern string, repo bool, h func(w http.ResponseWriter
 		g.calls[pattern]++
 		g.bodies[pattern] = append(g.bodies[pattern], string(body))
 		g.log = append(g.log, r.Method+" "+r.URL.Path)
+		if r.Method != http.MethodGet {
+			g.writes = append(g.writes, string(body))
+		}
 		if r.Header.Get("Authorization") != "Bearer "+g.token {
 			writeError(w, http.StatusUnauthorized, "Bad credentials")
 			return
@@ -261,6 +265,14 @@ func (g *GitHub) Calls(method, path string) int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.calls[key]
+}
+
+// Writes returns the raw body of every request but a GET that reached the fake, on any route,
+// GraphQL included, in arrival order: everything the client sent GitHub to write.
+func (g *GitHub) Writes() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.writes)
 }
 
 // Bodies returns the bodies of the requests to the endpoint method path, in arrival order.
