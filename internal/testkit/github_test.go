@@ -31,7 +31,8 @@ const (
 )
 
 // newClient returns the fake and internal/githubapi's real client pointed at it, as the app
-// would build it from GITHUB_API_URL, with waits between retries skipped.
+// would build it from GITHUB_API_URL for a run on issue 1 (whose closing reference its gate
+// keeps live), with waits between retries skipped.
 func newClient(t *testing.T) (*testkit.GitHub, *githubapi.Client) {
 	t.Helper()
 	gh := testkit.NewGitHub(t, ghToken, "octo/repo")
@@ -44,6 +45,7 @@ func clientFor(t *testing.T, gh *testkit.GitHub, token string) *githubapi.Client
 		Token:  token,
 		APIURL: gh.APIURL,
 		Sleep:  func(context.Context, time.Duration) error { return nil },
+		Gate:   githubapi.Gate{Closes: 1},
 	})
 	if err != nil {
 		t.Fatal(err)
