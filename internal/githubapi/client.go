@@ -56,8 +56,9 @@ type Options struct {
 type Gate struct {
 	// Redact replaces the run's secrets (report.Redactor's Redact); nil redacts nothing.
 	Redact func(string) string
-	// Closes is the issue whose closing reference ("Closes #N") stays live: the one the run
-	// was started for; 0 for none.
+	// Closes is the issue whose closing reference ("Closes #N") stays live in a pull
+	// request's title and body, where the run names the issue it fixes: the issue the run was
+	// started for; 0 for none. In comments and reviews every closing reference is code.
 	Closes int
 }
 
@@ -65,14 +66,21 @@ type Gate struct {
 // where Sanitize removes every other HTML comment.
 var markers = regexp.MustCompile(`(?:\n*<!-- ` + Family + `[^<>\n]* -->)+\n*$`)
 
-// text is s as it may be posted.
-func (g Gate) text(s string) string {
+// text is s as it may be posted anywhere but in a pull request.
+func (g Gate) text(s string) string { return g.pass(s, 0) }
+
+// pr is s as it may be a pull request's title or body, where the run's own closing reference
+// stays live.
+func (g Gate) pr(s string) string { return g.pass(s, g.Closes) }
+
+// pass redacts s and makes every mention and closing reference in it code but one to issue.
+func (g Gate) pass(s string, issue int) string {
 	tags := markers.FindString(s)
 	s = s[:len(s)-len(tags)]
 	if g.Redact != nil {
 		s = g.Redact(s)
 	}
-	return event.InertBut(s, g.Closes) + tags
+	return event.InertBut(s, issue) + tags
 }
 
 // Client is a GitHub REST API client for one token and one API host.

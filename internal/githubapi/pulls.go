@@ -46,7 +46,7 @@ var headRetries = []time.Duration{2 * time.Second, 4 * time.Second, 8 * time.Sec
 // and s.Body goes into a section of its own below them, which later runs replace.
 func (c *Client) UpsertPR(ctx context.Context, s PRSpec) (pr PR, created bool, err error) {
 	repo := s.Owner + "/" + s.Repo
-	s.Title, s.Body = c.gate.text(s.Title), c.gate.text(s.Body)
+	s.Title, s.Body = c.gate.pr(s.Title), c.gate.pr(s.Body)
 	if _, err := markerTag(s.Marker); err != nil {
 		return PR{}, false, fmt.Errorf("githubapi: upsert pull request in %s: %w", repo, err)
 	}

@@ -1,0 +1,78 @@
+package githubapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/report"
+	"github.com/sandcastle-action/sandcastle/internal/review"
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/triage"
+)
+
+// gateSecret stands for the agent's API key, which the run masks and the agent can read.
+const gateSecret = "sk-ant-api03-GateSecret0123456789abcdef"
+
+// hostileText is what an agent may write anywhere: the secret, and mentions and closing
+// references in every place GitHub still reads them, the run's own issue (#1) among them.
+const hostileText = "Key " + gateSecret + " @octocat Closes #1 fixes #7\n" +
+	"@hubot first on a line\n\n<details>@octocat Fixes #9</details>\n\n" +
+	"&#64;octocat Closes&#32;#1 @@hubot Fixes <https://github.com/octo/repo/issues/9>\n" +
+	"- <div>\n  @octocat\n  </div>"
+
+// TestGate_triage_comment_and_review (issue 19, break 7): a triage comment, a review's body and
+// its comment on a line reach GitHub with the secret redacted and, rendered as GitHub renders
+// them, no live mention or closing reference, not even to the run's own issue, which only a
+// pull request may close.
+func TestGate_triage_comment_and_review(t *testing.T) {
+	gh := testkit.NewGitHub(t, testToken, "octo/repo")
+	var redactor report.Redactor
+	redactor.Add(gateSecret)
+	c, err := New(Options{Token: testToken, APIURL: gh.APIURL, Gate: Gate{Redact: redactor.Redact, Closes: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Repo{Client: c, Owner: "octo", Name: "repo", Issue: 1}
+	issue := gh.AddIssue(testkit.FakeIssue{Number: 1, Title: "Crash"})
+	pr := gh.AddPR(testkit.FakePR{Head: "octo:fix", Base: "main", Title: "Fix"})
+	gh.SetFiles(pr.Number, testkit.FakeFile{Name: "a.go", Patch: "@@ -1 +1 @@\n-a\n+b"})
+
+	if err := r.Triage(t.Context(), triage.Action{Issue: issue.Number, Kind: triage.Comment, Value: hostileText}); err != nil {
+		t.Fatalf("triage comment: %v", err)
+	}
+	if _, err := r.PostReview(t.Context(), pr.Number, "", hostileText, []review.Inline{{Path: "a.go", Side: "RIGHT", Line: 1, Body: hostileText}}); err != nil {
+		t.Fatalf("review: %v", err)
+	}
+
+	// What the fake holds, and every body it received, field by field.
+	posted := map[string]string{"triage comment": gh.Comments(issue.Number)[0].Body}
+	rv := gh.Reviews(pr.Number)[0]
+	posted["review body"] = rv.Body
+	posted["review comment"] = rv.Comments[0].Body
+	for i, w := range gh.Writes() {
+		var sent struct {
+			Body     string
+			Comments []struct{ Body string }
+		}
+		if err := json.Unmarshal([]byte(w), &sent); err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+		posted[fmt.Sprintf("write %d's body", i)] = sent.Body
+		for j, cm := range sent.Comments {
+			posted[fmt.Sprintf("write %d's comment %d", i, j)] = cm.Body
+		}
+	}
+	if len(posted) != 6 {
+		t.Fatalf("posted %q; want the comment, then the review's body and comment, held and sent", posted)
+	}
+	for what, s := range posted {
+		if strings.Contains(s, gateSecret) {
+			t.Errorf("%s holds the secret: %q", what, s)
+		}
+		if live := testkit.LiveReferences(s); len(live) > 0 {
+			t.Errorf("%s shows %q live: %q", what, live, s)
+		}
+	}
+}
