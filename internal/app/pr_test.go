@@ -188,6 +188,9 @@ func prCommentRun(t *testing.T, newAction newActionFunc, moved bool) {
 	if len(comments) != 2 || last.ID == c.ID {
 		t.Fatalf("comments on #5 = %+v; want the maintainer's and the run's progress comment", comments)
 	}
+	if !strings.Contains(last.Body, "\n\n> Renamed it.\n\n") {
+		t.Errorf("comment %q; want the agent's answer quoted", last.Body)
+	}
 	if !moved {
 		if out["status"] != "complete" || out["pushed"] != "true" || g.remoteSHA(t, prHead) != out["head-sha"] {
 			t.Errorf("outputs %v, remote %s at %s; want the commit pushed to the pull request's branch", out, prHead, g.remoteSHA(t, prHead))

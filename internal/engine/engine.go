@@ -147,7 +147,11 @@ func Run(ctx context.Context, p Plan, d Deps) (report.Outcome, error) {
 
 	if e.progress != nil {
 		o.RunURL = p.RunURL
-		e.progress.Finish(ctx, o.Comment()) // on a time of its own, which outlasts a rate limit
+		body := o.Comment()
+		if p.Config.GitHub.Reply {
+			body = o.Reply()
+		}
+		e.progress.Finish(ctx, body) // on a time of its own, which outlasts a rate limit
 	}
 	cleanup, cancel := e.afterRun(ctx)
 	defer cancel()

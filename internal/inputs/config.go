@@ -211,6 +211,9 @@ type GitHubConfig struct {
 	// the head the run started from. An event about no pull request is skipped. Set by the modes
 	// pr and review.
 	OnPullRequest bool
+	// Reply quotes the agent's final message, its answer to the comment that started the run,
+	// in the progress comment once the run ends. Set by the mode pr.
+	Reply bool
 	// Triage is what a triage run may do; zero unless OutputAction is triage.
 	Triage TriageConfig
 	// Relay gives the Docker sandbox read-only access to the repository on GitHub;

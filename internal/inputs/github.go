@@ -51,6 +51,7 @@ func (l *loader) github(strategy BranchStrategy) GitHubConfig {
 		AllowForks:       l.boolean(InputAllowForks),
 		OutputAction:     l.choice(InputOutputAction),
 		OnPullRequest:    l.mode.OnPullRequest,
+		Reply:            l.mode.Replies,
 		Subjects:         l.mode.Subjects,
 		TriggerNotBefore: l.mode.NotBefore,
 		Relay:            l.boolean(InputGitHubRelay),

@@ -38,6 +38,8 @@ type Mode struct {
 	IssueBranch bool
 	// OnPullRequest runs on the event's pull request's own branch (GitHubConfig.OnPullRequest).
 	OnPullRequest bool
+	// Replies quotes the agent's answer in the progress comment (GitHubConfig.Reply).
+	Replies bool
 	// Prompt is the built-in prompt template, used when neither prompt nor prompt-file is set;
 	// "" = none, so a prompt is required.
 	Prompt string
@@ -90,6 +92,7 @@ var Modes = []Mode{
 		Subjects:      []event.Subject{event.SubjectPullRequest},
 		NotBefore:     []string{ModeReview},
 		OnPullRequest: true,
+		Replies:       true, // its prompt asks the agent for a reply to the comment
 		Prompt:        prPrompt,
 		Settings: []Setting{
 			{Input: InputBranchStrategy, Value: string(StrategyHead)},

@@ -59,7 +59,7 @@ func TestLoad_modeDefaults(t *testing.T) {
 	t.Run("pr", func(t *testing.T) {
 		c := load(t, ModePR, &event.Event{Name: event.IssueComment, Issue: &event.Issue{Number: 5, IsPR: true}, Comment: &event.Comment{Body: "/sandcastle fix it"}})
 		g := c.GitHub
-		if c.BranchStrategy != StrategyHead || c.Branch != "" || g.Push != PushLease || g.OpenPR || !g.OnPullRequest || !g.ProgressComment {
+		if c.BranchStrategy != StrategyHead || c.Branch != "" || g.Push != PushLease || g.OpenPR || !g.OnPullRequest || !g.ProgressComment || !g.Reply {
 			t.Errorf("strategy %s, branch %q, GitHub %+v; want the pull request's own branch, pushed with a lease", c.BranchStrategy, c.Branch, g)
 		}
 		// event.TestDecideReviewOrPR decides with these.

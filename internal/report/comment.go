@@ -23,6 +23,7 @@ type comment struct {
 	prURL         string
 	prNote        string // said of the pull request after its link: why it is not a draft, whose it is
 	runURL        string // the workflow run, for the logs
+	answer        string // the agent's answer to the comment that started the run; agent text
 }
 
 // phase is where a run is, as its comment tells it.
@@ -44,7 +45,17 @@ func (p Progress) Comment() string {
 
 // Comment renders the progress comment once the run has ended, or the answer to a refused
 // event.
-func (o Outcome) Comment() string {
+func (o Outcome) Comment() string { return o.comment().body() }
+
+// Reply renders the progress comment of a run that answers the comment which started it (mode
+// pr): Comment, with the agent's answer (Final) quoted below its first line.
+func (o Outcome) Reply() string {
+	c := o.comment()
+	c.answer = o.Final
+	return c.body()
+}
+
+func (o Outcome) comment() comment {
 	c := comment{phase: phaseDone, iteration: len(o.Iterations), maxIterations: o.MaxIterations,
 		commits: len(o.Commits), status: o.Status, branch: o.Branch, branchURL: o.BranchURL, pushed: o.Pushed,
 		recovery: o.RecoveryBranch, kept: o.Kept, prNumber: o.PRNumber, prURL: o.PRURL,
@@ -55,7 +66,7 @@ func (o Outcome) Comment() string {
 	case o.Failure != "":
 		c.phase, c.reason = phaseFailed, o.Failure
 	}
-	return c.body()
+	return c
 }
 
 // body renders c as markdown.
@@ -79,6 +90,9 @@ func (c comment) body() string {
 		if c.lastTool != "" {
 			fmt.Fprintf(&b, "\nLast tool call: %s\n", code(c.lastTool))
 		}
+	}
+	if c.phase != phaseRefused && strings.TrimSpace(c.answer) != "" {
+		b.WriteString("\n" + quote(c.answer))
 	}
 	if c.phase != phaseRefused {
 		var items []string
@@ -129,4 +143,23 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// lineEnd is what CommonMark ends a line at.
+var lineEnd = strings.NewReplacer("\r\n", "\n", "\r", "\n")
+
+// quote makes s, Markdown of the agent's, a block quote of its own: every line of it is
+// quoted, so none can end the quote and go on as the comment's own text (a list item, a
+// heading), and a fence or an HTML block it opens ends with the quote. What it mentions or
+// references the gate makes code (githubapi.Gate).
+func quote(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.Trim(strings.TrimRight(lineEnd.Replace(s), " \t\n"), "\n"), "\n") {
+		if strings.TrimSpace(l) == "" {
+			b.WriteString(">\n")
+		} else {
+			b.WriteString("> " + l + "\n")
+		}
+	}
+	return b.String()
 }

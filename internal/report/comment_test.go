@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // commits returns n commits of the agent.
@@ -47,6 +49,12 @@ func TestCommentGolden(t *testing.T) {
 		{"done_on_a_forks_pull_request", Outcome{Status: StatusComplete, Iterations: iterationsOf(1), MaxIterations: 5, Commits: commits(2),
 			Branch: "sandcastle/pr-7-abc1234", BranchURL: "https://github.com/o/r/tree/sandcastle/pr-7-abc1234", Pushed: true, RunURL: run}.Comment()},
 		{"refused", Outcome{Status: StatusRefused, RefusalReason: "octocat has read permission; write is needed"}.Comment()},
+		{"reply", Outcome{Status: StatusComplete, Iterations: iterationsOf(1), MaxIterations: 5, Commits: commits(1),
+			Branch: "feature", Pushed: true, RunURL: run, Final: "Renamed `Run` to `Start`, as asked.\n\nThe tests pass."}.Reply()},
+		{"reply_nothing_changed", Outcome{Status: StatusComplete, Iterations: iterationsOf(1), MaxIterations: 5, Branch: "feature", RunURL: run,
+			Final: "\nThe comment asks for a design decision, not a change to the code:\n- keep `Run`, or\n- rename it.\n"}.Reply()},
+		{"reply_failed", Outcome{Status: StatusFailed, Iterations: iterationsOf(1), Branch: "feature", Failure: "push feature to origin: rejected",
+			Commits: commits(1), Final: "Renamed `Run`."}.Reply()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,5 +73,30 @@ func TestCommentAgentTextCannotMentionOrFormat(t *testing.T) {
 	}
 	if !strings.HasPrefix(line, "Last tool call: `") || !strings.HasSuffix(strings.TrimSpace(line), "`") {
 		t.Errorf("tool call line = %q, want it inside one code span", line)
+	}
+}
+
+// TestReplyAgentTextStaysInTheQuote: through the gate's inerting and rendered as GitHub renders
+// it, whatever the agent's answer holds (line breaks of every kind, a fence or an HTML block it
+// leaves open, a closing tag, a list, a heading), it stays inside the quote, and the comment's
+// own list and link follow it intact.
+func TestReplyAgentTextStaysInTheQuote(t *testing.T) {
+	final := "Done.\r- spoofed item\r\n# spoofed heading\n```\n<details>\n\n\n- spoofed too\n</blockquote>\n---"
+	md := Outcome{Status: StatusComplete, Iterations: iterationsOf(1), Commits: commits(2), Branch: "feature", Pushed: true,
+		RunURL: "https://github.com/o/r/actions/runs/1", Final: final}.Reply()
+	html, err := testkit.Render(event.Inert(md))
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := strings.Index(html, "</blockquote>\n<ul>")
+	if end < 0 || strings.Count(html, "<blockquote>") != 1 || strings.Count(html, "</blockquote>") != 1 {
+		t.Fatalf("want one quote, the comment's list right after it:\n%s", html)
+	}
+	if strings.LastIndex(html, "spoofed") > end {
+		t.Errorf("the answer goes on after the quote:\n%s", html)
+	}
+	if rest := html[end:]; strings.Count(rest, "<li>") != 1 || !strings.Contains(rest, "<li>2 commits pushed to <code>feature</code></li>") ||
+		!strings.Contains(rest, `<a href="https://github.com/o/r/actions/runs/1">Workflow run</a>`) {
+		t.Errorf("the comment's own list and link, after the quote:\n%s", rest)
 	}
 }

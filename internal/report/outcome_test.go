@@ -41,7 +41,7 @@ var leftOut = map[string]map[string]string{
 	"Final": {
 		"outputs": "the pull request's SUMMARY; the log shows the agent's text",
 		"summary": "the pull request's SUMMARY; the log shows the agent's text",
-		"comment": "the pull request's SUMMARY; the log shows the agent's text",
+		"comment": "the pull request's SUMMARY; only a reply (Reply, mode pr) quotes it",
 	},
 	"InputTokens":         usageLeftOut,
 	"OutputTokens":        usageLeftOut,

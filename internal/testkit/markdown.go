@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"bytes"
+	"fmt"
 	"html"
 	"regexp"
 	"strings"
@@ -26,6 +27,16 @@ var codeElements = regexp.MustCompile(`(?is)<pre[\s>].*?</pre>|<code[\s>].*?</co
 // tags are HTML tags, raw or rendered; what is between two is a text node.
 var tags = regexp.MustCompile(`<[^>]*>`)
 
+// Render renders md to HTML as GitHub does: CommonMark with GFM, raw HTML kept.
+func Render(md string) (string, error) {
+	var out bytes.Buffer
+	gm := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(gmhtml.WithUnsafe()))
+	if err := gm.Convert([]byte(md), &out); err != nil {
+		return "", fmt.Errorf("render markdown: %w", err)
+	}
+	return out.String(), nil
+}
+
 // LiveReferences renders md as GitHub does (CommonMark with GFM, raw HTML kept) and returns the
 // @mentions and closing references ("Fixes #9", "closes <https://…/issues/9>") a reader's
 // browser shows as text outside code: what GitHub would notify or close on. Entities are read
@@ -33,12 +44,11 @@ var tags = regexp.MustCompile(`<[^>]*>`)
 // looks, a closing reference in the text joined; a code element cut short by nesting shows more
 // as text, never less.
 func LiveReferences(md string) []string {
-	var out bytes.Buffer
-	gm := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(gmhtml.WithUnsafe()))
-	if err := gm.Convert([]byte(md), &out); err != nil {
-		return []string{"render: " + err.Error()}
+	out, err := Render(md)
+	if err != nil {
+		return []string{err.Error()}
 	}
-	prose := codeElements.ReplaceAllString(out.String(), "<code/>") // a node boundary, as the code was
+	prose := codeElements.ReplaceAllString(out, "<code/>") // a node boundary, as the code was
 	var found []string
 	for _, t := range tags.Split(prose, -1) {
 		for _, m := range liveMention.FindAllStringSubmatch(html.UnescapeString(t), -1) {
