@@ -62,25 +62,32 @@ type Gate struct {
 	Closes int
 }
 
-// markers are the hidden markers a text ends with, which find it again: the gate keeps them,
-// where Sanitize removes every other HTML comment.
-var markers = regexp.MustCompile(`(?:\n*<!-- ` + Family + `[^<>\n]* -->)+\n*$`)
+// markers are the hidden markers a review's texts end with (review.Plan), which find them
+// again: a blank line, then one marker a line. An agent's text before them may end with a
+// marker of its own, but not on the line right after a blank line that the first of them takes.
+var markers = regexp.MustCompile(`\n\n<!-- ` + Family + `[^<>\n]* -->(?:\n<!-- ` + Family + `[^<>\n]* -->)*$`)
 
-// text is s as it may be posted anywhere but in a pull request.
+// text is s as it may be posted anywhere but in a pull request. Every HTML comment goes, as
+// Sanitize removes them: the marker that finds the text again is added after the gate.
 func (g Gate) text(s string) string { return g.pass(s, 0) }
 
 // pr is s as it may be a pull request's title or body, where the run's own closing reference
 // stays live.
 func (g Gate) pr(s string) string { return g.pass(s, g.Closes) }
 
+// review is a review's body or comment as it may be posted: text, but the markers it ends with
+// stay.
+func (g Gate) review(s string) string {
+	tags := markers.FindString(s)
+	return g.text(s[:len(s)-len(tags)]) + tags
+}
+
 // pass redacts s and makes every mention and closing reference in it code but one to issue.
 func (g Gate) pass(s string, issue int) string {
-	tags := markers.FindString(s)
-	s = s[:len(s)-len(tags)]
 	if g.Redact != nil {
 		s = g.Redact(s)
 	}
-	return event.InertBut(s, issue) + tags
+	return event.InertBut(s, issue)
 }
 
 // Client is a GitHub REST API client for one token and one API host.

@@ -51,8 +51,11 @@ type thread interface {
 	// page lists the comments of page n (the first is 1), oldest first, and the page after it,
 	// 0 after the last.
 	page(ctx context.Context, n int) (list []posted, next int, err error)
+	// create and edit post body as given: upsertIn and editIn, their only callers, have passed
+	// it through the gate before adding the marker.
 	create(ctx context.Context, body string) (Comment, error)
 	edit(ctx context.Context, id int64, body string) (Comment, error)
+	client() *Client
 }
 
 // posted is a comment of a thread, as upsertIn looks at it.
@@ -70,7 +73,7 @@ func upsertIn(ctx context.Context, t thread, marker, body string) (comment Comme
 	if err != nil {
 		return Comment{}, false, fmt.Errorf("githubapi: upsert comment on %s: %w", t.where(), err)
 	}
-	body = withTag(body, tag)
+	body = withTag(t.client().gate.text(body), tag)
 	var found int64
 	for n := 1; n != 0; {
 		list, next, err := t.page(ctx, n)
@@ -99,7 +102,7 @@ func editIn(ctx context.Context, t thread, id int64, marker, body string) (Comme
 	if err != nil {
 		return Comment{}, fmt.Errorf("githubapi: edit comment %d in %s: %w", id, t.where(), err)
 	}
-	return t.edit(ctx, id, withTag(body, tag))
+	return t.edit(ctx, id, withTag(t.client().gate.text(body), tag))
 }
 
 // conversation is the comments of owner/repo#issue, an issue's or a pull request's.
@@ -129,8 +132,9 @@ func (t conversation) page(ctx context.Context, n int) ([]posted, int, error) {
 	return list, resp.NextPage, nil
 }
 
+func (t conversation) client() *Client { return t.c }
+
 func (t conversation) create(ctx context.Context, body string) (Comment, error) {
-	body = t.c.gate.text(body)
 	cm, _, err := t.c.gh.Issues.CreateComment(ctx, t.owner, t.repo, t.issue, &github.IssueComment{Body: &body})
 	if err != nil {
 		return Comment{}, wrap("create comment on "+t.where(), err)
@@ -138,9 +142,8 @@ func (t conversation) create(ctx context.Context, body string) (Comment, error) 
 	return Comment{ID: cm.GetID(), URL: cm.GetHTMLURL()}, nil
 }
 
-// edit replaces the body of comment id with body, through the gate.
+// edit replaces the body of comment id with body.
 func (t conversation) edit(ctx context.Context, id int64, body string) (Comment, error) {
-	body = t.c.gate.text(body)
 	cm, _, err := t.c.gh.Issues.EditComment(ctx, t.owner, t.repo, id, &github.IssueComment{Body: &body})
 	if err != nil {
 		return Comment{}, wrap(fmt.Sprintf("edit comment %d in %s/%s", id, t.owner, t.repo), err)

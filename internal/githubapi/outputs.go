@@ -134,13 +134,13 @@ func (r *Repo) ReviewTexts(ctx context.Context, number int) ([]string, error) {
 // body, and comments on their lines. It returns the review's URL; GitHub answers 422 when a
 // comment is not on a line of the diff (see Unprocessable).
 func (r *Repo) PostReview(ctx context.Context, number int, commit, body string, comments []review.Inline) (string, error) {
-	body = r.Client.gate.text(body)
+	body = r.Client.gate.review(body)
 	req := &github.PullRequestReviewRequest{Body: &body, Event: github.String("COMMENT")}
 	if commit != "" {
 		req.CommitID = &commit
 	}
 	for _, c := range comments {
-		req.Comments = append(req.Comments, &github.DraftReviewComment{Path: github.String(c.Path), Line: github.Int(c.Line), Side: github.String(c.Side), Body: github.String(r.Client.gate.text(c.Body))})
+		req.Comments = append(req.Comments, &github.DraftReviewComment{Path: github.String(c.Path), Line: github.Int(c.Line), Side: github.String(c.Side), Body: github.String(r.Client.gate.review(c.Body))})
 	}
 	rv, _, err := r.Client.gh.PullRequests.CreateReview(ctx, r.Owner, r.Name, number, req)
 	if err != nil {

@@ -73,8 +73,9 @@ func (t reviewThread) page(ctx context.Context, n int) ([]posted, int, error) {
 	return list, resp.NextPage, nil
 }
 
+func (t reviewThread) client() *Client { return t.c }
+
 func (t reviewThread) create(ctx context.Context, body string) (Comment, error) {
-	body = t.c.gate.text(body)
 	// go-github has no method for this endpoint.
 	var cm github.PullRequestComment
 	path := fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", t.owner, t.repo, t.number, t.first)
@@ -85,7 +86,6 @@ func (t reviewThread) create(ctx context.Context, body string) (Comment, error) 
 }
 
 func (t reviewThread) edit(ctx context.Context, id int64, body string) (Comment, error) {
-	body = t.c.gate.text(body)
 	cm, _, err := t.c.gh.PullRequests.EditComment(ctx, t.owner, t.repo, id, &github.PullRequestComment{Body: &body})
 	if err != nil {
 		return Comment{}, wrap(fmt.Sprintf("edit review comment %d in %s/%s", id, t.owner, t.repo), err)
