@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
 )
@@ -86,14 +85,14 @@ func (o Outcome) prValues(base string, event map[string]string) map[string]strin
 // render fills the templates, or the built-in ones. onlySubject is the subject of the run's
 // one commit, "" unless it made exactly one: the default title without an issue.
 func (t PRTemplates) render(vals map[string]string, onlySubject string) (title, body string, err error) {
-	title, body = defaultPRTitle(vals, onlySubject), defaultPRBody(inertValues(vals))
+	title, body = defaultPRTitle(vals, onlySubject), defaultPRBody(vals)
 	if t.Title != "" {
 		if title, err = fill(t.Title, vals, false); err != nil {
 			return "", "", err
 		}
 	}
 	if t.Body != "" {
-		if body, err = fill(t.Body, inertValues(vals), true); err != nil {
+		if body, err = fill(t.Body, vals, true); err != nil {
 			return "", "", err
 		}
 	}
@@ -105,17 +104,6 @@ func (t PRTemplates) render(vals map[string]string, onlySubject string) (title, 
 		title = "Sandcastle: " + vals["BRANCH"]
 	}
 	return title, body, nil
-}
-
-// inertValues are vals as the body shows them: the agent's text (the summary, the commits, the
-// output) and the event's (an issue's title and body, a comment) can close no issue on merge
-// and mention nobody; only the template's own text can.
-func inertValues(vals map[string]string) map[string]string {
-	out := make(map[string]string, len(vals))
-	for k, v := range vals {
-		out[k] = event.Inert(v)
-	}
-	return out
 }
 
 func fill(text string, vals map[string]string, isBody bool) (string, error) {

@@ -35,12 +35,13 @@ func TestPRGolden(t *testing.T) {
 		}},
 		{name: "output", o: Outcome{Status: StatusComplete, Branch: "b", Output: &structured.Value{Text: `{"verdict":"ok"}`}}, t: PRTemplates{Body: "Verdict: {{OUTPUT}}"}},
 		{name: "long_title_cut", o: done, t: PRTemplates{Title: strings.Repeat("é", 300)}, wantLen: 256},
-		// What the agent and strangers wrote closes nothing on merge and pings nobody; the
-		// run's own "Closes #42" does.
-		{name: "agent_text_inert", event: issue, o: Outcome{Status: StatusComplete, Branch: "b",
+		// What the agent and strangers wrote goes in as written: the GitHub client's gate
+		// (githubapi.Gate) makes the whole title and body inert but for the run's own
+		// "Closes #42" (TestEveryWriteGated).
+		{name: "agent_text", event: issue, o: Outcome{Status: StatusComplete, Branch: "b",
 			Final:   "Fixes #1, closes #2, resolves acme/other#3; thanks @acme/everyone <!-- sandcastle:pr:other -->",
 			Commits: []gitref.Commit{{SHA: "abc1234def", Subject: "Fix #5 for @octocat"}}}},
-		{name: "agent_text_inert_template", o: done, t: PRTemplates{Body: "Closes #{{ISSUE_NUMBER}}\n\n{{ISSUE_BODY}}\n{{SUMMARY}}"},
+		{name: "agent_text_template", o: done, t: PRTemplates{Body: "Closes #{{ISSUE_NUMBER}}\n\n{{ISSUE_BODY}}\n{{SUMMARY}}"},
 			event: map[string]string{"ISSUE_NUMBER": "42", "ISSUE_TITLE": "x", "ISSUE_BODY": "Also fixes #7 cc @octocat"}},
 	}
 	for _, tt := range tests {
