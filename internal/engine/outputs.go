@@ -73,7 +73,7 @@ func (e *engine) triage(ctx context.Context, o *report.Outcome, log *report.Log)
 		MaxActions: t.MaxActions, AllowPRs: t.PullRequests, TriagedLabel: t.TriagedLabel})
 	for i, a := range actions {
 		if a.Refused != "" {
-			log.Warning("triage: not doing %s %q on #%d: %s", a.Kind, clip(a.Value), a.Issue, a.Refused)
+			log.Warning("triage: not doing %s %q on #%d: %s", a.Kind, e.clip(a.Value), a.Issue, a.Refused)
 			continue
 		}
 		if err := e.d.Outputs.Triage(ctx, a); err != nil {
@@ -81,7 +81,7 @@ func (e *engine) triage(ctx context.Context, o *report.Outcome, log *report.Log)
 			log.Warning("triage: %s on #%d failed: %v", a.Kind, a.Issue, err)
 			continue
 		}
-		log.Status("triage: %s %q on #%d", a.Kind, clip(a.Value), a.Issue)
+		log.Status("triage: %s %q on #%d", a.Kind, e.clip(a.Value), a.Issue)
 	}
 	if t.TriagedLabel != "" {
 		for _, n := range triage.Touched(actions) {
@@ -141,8 +141,10 @@ func (e *engine) review(ctx context.Context, o *report.Outcome, log *report.Log)
 	return nil
 }
 
-// clip shortens agent text for one log line.
-func clip(s string) string {
+// clip shortens agent text for one log line. The secrets in it are redacted first: the log
+// redacts only whole ones, and a secret cut short would show all but its tail.
+func (e *engine) clip(s string) string {
+	s = e.d.Reporter.Redactor().Redact(s)
 	if r := []rune(s); len(r) > 80 {
 		return string(r[:80]) + "…"
 	}
