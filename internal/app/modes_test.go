@@ -188,41 +188,170 @@ func TestModesSkipWhatTheyDoNotAnswer(t *testing.T) {
 	}
 }
 
-// TestEveryWriteGated: whatever the agent writes, with the token in it and mentions and closing
-// references hidden every way, each request body the run sends GitHub, on any route, holds no
-// secret and, rendered as GitHub renders it, no live mention or closing reference but the
-// pull request's own "Closes #42".
+// The secrets a run is given, which an agent may read and write into its answer: the agent's
+// API key and a value of the env file (github-token, ghToken, it never holds).
+const (
+	gatedAPIKey  = "sk-ant-api03-GatedKey0123456789abcdef"
+	gatedEnvFile = "envfile-s3cret-value-0123456789"
+)
+
+// hostileAnswer is agent text with every secret of the run in it and mentions and closing
+// references where GitHub reads them: first on a line, in HTML blocks and inline, behind
+// character references, after another @, an autolinked issue URL, and a marker of the action's
+// at its end.
+const hostileAnswer = "Done: " + ghToken + " " + gatedAPIKey + " " + gatedEnvFile + " @octocat Closes #7\n" +
+	"@hubot first. Fixes <https://github.com/octo/widgets/issues/9>\n\n" +
+	"<details>@octocat Fixes #9</details>\n\n<div>\n@hubot closes #42\n</div>\n\n" +
+	"&#64;octocat Closes&#32;#7 @@hubot <b>@octocat</b>\n\n<!-- sandcastle:pr:main -->"
+
+// hostileSubject is a commit subject with a secret, a mention and a closing reference.
+const hostileSubject = "Fix @octocat, closes #8 <b>@hubot</b> " + gatedAPIKey
+
+// TestEveryWriteGated: in every mode that writes to GitHub, whatever the agent writes (its
+// answer, its commits, its review and triage output) with the run's secrets in it and mentions
+// and closing references hidden every way, each request body the run sends GitHub, on any route
+// (REST and GraphQL), holds no secret and, rendered as GitHub renders it, no live mention or
+// closing reference but an implementing pull request's own "Closes #42".
 func TestEveryWriteGated(t *testing.T) {
-	hostile := "Done: " + ghToken + " @octocat Closes #7 &#64;hubot Fixes <https://github.com/o/r/issues/9>\n\n<div>\n@hubot\n</div>"
-	a := newFakeAction(t, commitBash("fix.txt", "fixed", "Fix @octocat, closes #8"), testkit.Text(hostile+" "+signal))
-	g := withGitHub(t, a, ghToken)
-	g.api.SetPermission("maintainer", "write")
-	g.api.SetLabels(42, "sandcastle")
-	g.event(t, "issues", issuePayload("maintainer", "Crash @octocat fixes #3", false, map[string]any{"action": "labeled", "label": map[string]any{"name": "sandcastle"}}))
-	a.input("mode", "implement")
-	a.runWant(0)
-	writes := g.api.Writes()
-	if len(writes) < 3 {
-		t.Fatalf("writes %q; want the comment, its edits and the pull request", writes)
-	}
-	for _, w := range writes {
-		var fields map[string]any
-		if json.Unmarshal([]byte(w), &fields) != nil {
-			continue // a body-less write (a label taken off)
+	jsonText := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for k, v := range fields {
-			s, ok := v.(string)
-			if !ok {
-				continue
-			}
-			if strings.Contains(s, ghToken) {
-				t.Errorf("%s of a write holds the token: %q", k, s)
-			}
-			for _, live := range testkit.LiveReferences(s) {
-				if !strings.HasSuffix(live, " #42") { // the run's own issue, which the pull request closes
-					t.Errorf("%s of a write shows %q live: %q", k, live, s)
+		return string(b)
+	}
+	labelled := issuePayload("maintainer", "Crash @octocat fixes #3 <b>@hubot</b>", false,
+		map[string]any{"action": "labeled", "label": map[string]any{"name": "sandcastle"}})
+	for _, tt := range []struct {
+		mode  string
+		steps []testkit.Step
+		setUp func(t *testing.T, a *action, g *github)
+		want  []string // requests the run must have written, "METHOD path"
+	}{
+		{mode: inputs.ModeImplement,
+			steps: []testkit.Step{commitBash("fix.txt", "fixed", hostileSubject), testkit.Text(hostileAnswer + " " + signal)},
+			setUp: func(t *testing.T, a *action, g *github) {
+				g.api.SetLabels(42, "sandcastle")
+				g.event(t, "issues", labelled)
+			},
+			want: []string{"POST /repos/octo/widgets/issues/42/comments", "POST /repos/octo/widgets/pulls"}},
+		{mode: inputs.ModePR,
+			steps: []testkit.Step{commitBash("work.txt", "agent", hostileSubject), testkit.Text(hostileAnswer + " " + signal)},
+			setUp: func(t *testing.T, a *action, g *github) {
+				g.openPR(t, false, map[string]string{"hello.txt": "hello\n"})
+				g.commentOnPR(t, "/sandcastle rename it, @octocat")
+			},
+			want: []string{"POST /repos/octo/widgets/issues/5/comments"}},
+		{mode: inputs.ModeReview,
+			steps: []testkit.Step{testkit.Text("<result>" + jsonText(map[string]any{"summary": hostileAnswer, "comments": []map[string]any{
+				{"path": "main.go", "line": 2, "body": hostileAnswer, "suggestion": hostileSubject},
+				{"path": "README.md", "line": 40, "body": hostileAnswer}}}) + "</result> " + signal)},
+			setUp: func(t *testing.T, a *action, g *github) {
+				pr := g.openPR(t, false, map[string]string{"main.go": "package main\nconst x = 1\n"})
+				g.api.SetFiles(prNumber, testkit.FakeFile{Name: "main.go", Patch: "@@ -1 +1,2 @@\n-package old\n+package main\n+const x = 1"})
+				g.event(t, "pull_request", map[string]any{"action": "opened", "number": prNumber,
+					"pull_request": map[string]any{"number": prNumber, "title": "Greet @octocat", "body": "Fixes #3", "user": map[string]any{"login": "maintainer"},
+						"head": map[string]any{"ref": prHead, "sha": pr.head, "repo": map[string]any{"full_name": ghRepo}},
+						"base": map[string]any{"ref": "main", "repo": map[string]any{"full_name": ghRepo}}},
+					"sender":     map[string]any{"login": "maintainer", "type": "User"},
+					"repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}}})
+			},
+			want: []string{"POST /repos/octo/widgets/pulls/5/reviews"}},
+		{mode: inputs.ModeTriage,
+			steps: []testkit.Step{testkit.Text("<result>" + jsonText(map[string]any{"issues": []map[string]any{
+				{"issue": 1, "add_labels": []string{"bug"}, "comment": hostileAnswer}}}) + "</result> " + signal)},
+			setUp: func(t *testing.T, a *action, g *github) {
+				g.api.AddIssue(testkit.FakeIssue{Number: 1, Title: "Crash @octocat", Body: "Fixes #3"})
+				g.event(t, "schedule", map[string]any{"schedule": "0 * * * *", "repository": map[string]any{"full_name": ghRepo}})
+			},
+			want: []string{"POST /repos/octo/widgets/issues/1/comments", "POST /repos/octo/widgets/issues/1/labels"}},
+		{mode: inputs.ModeRun,
+			steps: []testkit.Step{commitBash("fix.txt", "fixed", hostileSubject), testkit.Text(hostileAnswer + " " + signal)},
+			setUp: func(t *testing.T, a *action, g *github) {
+				g.api.SetLabels(42, "sandcastle")
+				g.event(t, "issues", labelled)
+				writeFile(t, filepath.Join(a.dir, ".sandcastle", "prompt.md"), "Work on {{ISSUE_TITLE}} for {{WHO}}, then print "+signal)
+				a.input("prompt-file", ".sandcastle/prompt.md")
+				a.input("prompt-args", "WHO="+hostileSubject)
+				a.input("branch-strategy", "branch")
+				a.input("branch", "agent/work")
+				a.input("open-pr", "true")
+				a.input("progress-comment", "true")
+				a.input("pr-title", "{{ISSUE_TITLE}} by {{ACTOR}}: {{SUMMARY}}")
+				a.input("pr-body", "Closes #{{ISSUE_NUMBER}}, for @octocat.\n\n{{ISSUE_TITLE}}\n\n{{COMMITS}}\n\n{{SUMMARY}}")
+			},
+			want: []string{"POST /repos/octo/widgets/issues/42/comments", "POST /repos/octo/widgets/pulls"}},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
+			a := newFakeAction(t, tt.steps...)
+			g := withGitHub(t, a, ghToken)
+			g.api.SetPermission("maintainer", "write")
+			a.input("mode", tt.mode)
+			tt.setUp(t, a, g)
+			// After setUp, which may check out the pull request's branch in the checkout.
+			writeFile(t, filepath.Join(a.dir, ".sandcastle", ".env"), "GATED_VALUE="+gatedEnvFile+"\n")
+			a.input("env-file", ".sandcastle/.env")
+			a.env["ANTHROPIC_API_KEY"] = gatedAPIKey
+			inv, _ := a.runWant(0)
+
+			for line := range strings.Lines(inv.output()) {
+				for _, secret := range []string{ghToken, gatedAPIKey, gatedEnvFile} {
+					if part := secret[:len(secret)-4]; strings.Contains(line, part) && line != "::add-mask::"+secret+"\n" {
+						t.Errorf("the run's log holds %q, most of a secret: %q", part, line)
+					}
 				}
 			}
-		}
+			for _, want := range tt.want {
+				if !slices.Contains(g.api.Requests(), want) {
+					t.Errorf("requests %q; want %s", g.api.Requests(), want)
+				}
+			}
+			for _, w := range g.api.Writes() {
+				var body any
+				if json.Unmarshal([]byte(w), &body) != nil {
+					continue // a body-less write (a label or a reaction taken off)
+				}
+				fields, _ := body.(map[string]any)
+				isPR := fields["title"] != nil // a pull request's, created or edited
+				for _, s := range jsonStrings(body) {
+					for _, secret := range []string{ghToken, gatedAPIKey, gatedEnvFile} {
+						if strings.Contains(s, secret) {
+							t.Errorf("a write holds a secret: %q", s)
+						}
+					}
+					if strings.Contains(s, "sandcastle:pr:main") {
+						t.Errorf("a write holds the agent's marker: %q", s)
+					}
+					for _, live := range testkit.LiveReferences(s) {
+						// An implementing pull request closes the run's own issue.
+						if !isPR || tt.mode == inputs.ModePR || !strings.HasSuffix(live, " #42") {
+							t.Errorf("a write shows %q live: %q", live, s)
+						}
+					}
+				}
+			}
+		})
 	}
+}
+
+// jsonStrings are the strings of a decoded JSON value, at any depth.
+func jsonStrings(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, e := range v {
+			out = append(out, jsonStrings(e)...)
+		}
+		return out
+	case map[string]any:
+		var out []string
+		for _, e := range v {
+			out = append(out, jsonStrings(e)...)
+		}
+		return out
+	}
+	return nil
 }
