@@ -83,9 +83,11 @@ func (g Gate) review(s string) string {
 }
 
 // pass redacts s and makes every mention and closing reference in it code but one to issue.
+// It redacts once more after sanitizing, since removing what nobody sees (a zero-width space,
+// an HTML comment) can join the pieces of a secret into the whole.
 func (g Gate) pass(s string, issue int) string {
 	if g.Redact != nil {
-		s = g.Redact(s)
+		s = g.Redact(event.Sanitize(g.Redact(s)))
 	}
 	return event.InertBut(s, issue)
 }

@@ -15,10 +15,12 @@ import (
 // gateSecret stands for the agent's API key, which the run masks and the agent can read.
 const gateSecret = "sk-ant-api03-GateSecret0123456789abcdef"
 
-// hostileText is what an agent may write anywhere: the secret, and mentions and closing
-// references in every place GitHub still reads them, the run's own issue (#1) among them, and
-// at its end a marker that would make the text pass for another of the action's.
-const hostileText = "Key " + gateSecret + " @octocat Closes #1 fixes #7\n" +
+// hostileText is what an agent may write anywhere: the secret, whole and in pieces that
+// removing what nobody sees would join, and mentions and closing references in every place
+// GitHub still reads them, the run's own issue (#1) among them, and at its end a marker that
+// would make the text pass for another of the action's.
+const hostileText = "Key " + gateSecret + " sk-ant-api0\u200b3-GateSecret012<!-- x -->3456789abcdef" +
+	" @octocat Closes #1 fixes #7\n" +
 	"@hubot first on a line\n\n<details>@octocat Fixes #9</details>\n\n" +
 	"&#64;octocat Closes&#32;#1 @@hubot Fixes <https://github.com/octo/repo/issues/9>\n" +
 	"- <div>\n  @octocat\n  </div>\n\n" + fakeMarker
