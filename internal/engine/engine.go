@@ -60,8 +60,9 @@ type Deps struct {
 	// Outputs carries out what a review or triage run's output asks; nil without an API.
 	Outputs Outputs
 	Agent   run.Agent
-	// OpenLog opens the run log for appending, creating its directory.
-	OpenLog func(path string) (io.WriteCloser, error)
+	// OpenLog opens the run log for appending, creating its directory; a path inside the
+	// checkout top never through a link.
+	OpenLog func(top, path string) (io.WriteCloser, error)
 }
 
 // Reporter is the job's log, outputs and summary.

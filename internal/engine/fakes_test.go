@@ -80,7 +80,7 @@ func (r *rig) withGitHub(e *event.Event) {
 
 func (r *rig) deps() Deps {
 	d := Deps{Reporter: r.rep, Workspaces: r.ws, Sandboxes: r.sbx, Publisher: r.pub, Agent: claudeCode(r.t),
-		OpenLog: func(path string) (io.WriteCloser, error) {
+		OpenLog: func(_, path string) (io.WriteCloser, error) {
 			if strings.Contains(path, "unwritable") {
 				return nil, os.ErrPermission
 			}

@@ -318,7 +318,7 @@ func (e *engine) openLog(ws Workspace) (string, io.WriteCloser, error) {
 	if path == "" {
 		return "", nil, nil
 	}
-	f, err := e.d.OpenLog(path)
+	f, err := e.d.OpenLog(ws.Top(), path)
 	if err != nil {
 		return "", nil, &inputs.RuntimeError{Input: inputs.InputLogFile, Err: err}
 	}

@@ -66,14 +66,15 @@ func openDir(dir *os.File, name string, perm fs.FileMode) (*os.File, error) {
 }
 
 // wrap turns the errors of a link or a file where a directory should be into a *ReplacedError.
+// O_DIRECTORY meets a link as ENOTDIR, so which it is is asked again, only to say so.
 func wrap(path string, err error) error {
-	switch {
-	case errors.Is(err, syscall.ELOOP):
-		return &ReplacedError{Path: path, What: "a symbolic link"}
-	case errors.Is(err, syscall.ENOTDIR):
+	if !errors.Is(err, syscall.ELOOP) && !errors.Is(err, syscall.ENOTDIR) {
+		return &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink == 0 {
 		return &ReplacedError{Path: path, What: "a file"}
 	}
-	return &fs.PathError{Op: "open", Path: path, Err: err}
+	return &ReplacedError{Path: path, What: "a symbolic link"}
 }
 
 // OpenFile opens the file name in dir as os.OpenFile would, but never through a link.
@@ -105,9 +106,27 @@ func Rename(from *os.File, name string, to *os.File, newName string) error {
 	return nil
 }
 
-// Path names name in dir for code that takes a path, a process of our own or a library: through
+// Path names name in dir for code that takes a path, a library or a program we run: through
 // the descriptor, it reaches the directory dir is whatever its path has become. Valid while dir
-// is open, and in this process only.
+// is open, for this process and its children of the same user.
 func Path(dir *os.File, name string) string {
-	return filepath.Join("/proc/self/fd", strconv.Itoa(int(dir.Fd())), name)
+	return filepath.Join("/proc", strconv.Itoa(os.Getpid()), "fd", strconv.Itoa(int(dir.Fd())), name)
+}
+
+// Beneath opens, making it with perm when missing, the directory of path, a file the host
+// writes, and returns it with the file's name in it. A path inside top, the checkout, is
+// reached from top without following a link; one outside it is the user's own choice (a
+// log-file input) and is opened as it is.
+func Beneath(top, path string, perm fs.FileMode) (*os.File, string, error) {
+	dir, name := filepath.Split(filepath.Clean(path))
+	rel, err := filepath.Rel(top, dir)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		if err := os.MkdirAll(dir, perm); err != nil {
+			return nil, "", err
+		}
+		f, err := os.Open(dir)
+		return f, name, err
+	}
+	f, err := Dir(top, rel, perm)
+	return f, name, err
 }
