@@ -327,7 +327,7 @@ var refused = []struct {
 	{"env_u_sh_c", `env -u HOME sh -c "echo {{X}}"`, "`env` runs a program"},
 	{"sh_c_dashdash", `sh -c -- "echo {{X}}"`, "`sh` is a shell"},
 	{"sh_c_e", `sh -c -e "echo {{X}}"`, "`sh` is a shell"},
-	{"shell_variable_c", `$SHELL -c "echo {{X}}"`, "not a plain word"},
+	{"shell_variable_c", `$SHELL -c "echo {{X}}"`, "$SHELL expands to the name of a shell"},
 	{"env_S", `env -u HOME -S {{X}}`, "`env` runs a program"},
 	{"eval_substitution", `eval "$(echo {{X}})"`, "$(...) runs a command"},
 	{"trap_substitution", `trap "$(echo {{X}})" EXIT`, "$(...) runs a command"},
@@ -349,6 +349,84 @@ var refused = []struct {
 	{"case_in_substitution", `echo $(case y in y) {{X}};; esac)`, "$(...) runs a command"},
 	{"exec_a", `exec -a foo {{X}}`, "`exec` is a shell builtin"},
 	{"coproc", `coproc {{X}}`, "`coproc` starts or ends a compound command"},
+	// Found to run the value in issue 19: a program that runs the program its arguments name,
+	// with or without its options, hides a shell, and the rule checked only the first word.
+	{"setarch_sh_c", `setarch x86_64 sh -c {{X}}`, "`setarch` runs a program that its arguments name; here it runs `sh`, and `sh` is a shell"},
+	{"setarch_options_sh_c", `setarch x86_64 -R --addr-no-randomize sh -c {{X}}`, "`setarch` runs a program that its arguments name; here it runs `sh`"},
+	{"setarch_program", `setarch x86_64 {{X}}`, "`setarch` runs a program that its arguments name"},
+	{"setarch_alias", `linux64 bash -c {{X}}`, "`linux64` runs a program that its arguments name; here it runs `bash`"},
+	{"ssh_agent_sh_c", `ssh-agent sh -c {{X}}`, "`ssh-agent` runs a program that its arguments name; here it runs `sh`"},
+	{"ssh_agent_options_sh_c", `ssh-agent -a agent.sock -t 60 sh -c {{X}}`, "`ssh-agent` runs a program that its arguments name; here it runs `sh`"},
+	{"ssh_agent_program", `ssh-agent {{X}}`, "`ssh-agent` runs a program that its arguments name"},
+	{"env_sh_c", `env sh -c {{X}}`, "`env` runs a program that its arguments name; here it runs `sh`"},
+	{"env_i_sh_c", `env -i PATH=. sh -c {{X}}`, "`env` runs a program that its arguments name; here it runs `sh`"},
+	{"env_S_string", `env -S 'sh -c' {{X}}`, "`env` runs a program that its arguments name; here it runs `sh -c`"},
+	{"nice_plain_sh_c", `nice sh -c {{X}}`, "`nice` runs a program that its arguments name; here it runs `sh`"},
+	{"nohup_sh_c", `nohup sh -c {{X}}`, "`nohup` runs a program that its arguments name; here it runs `sh`"},
+	{"timeout_options_sh_c", `timeout -s KILL -k 1 5 bash -c {{X}}`, "`timeout` runs a program that its arguments name; here it runs `bash`"},
+	{"timeout_program", `timeout 5 {{X}}`, "`timeout` runs a program that its arguments name"},
+	{"stdbuf_sh_c", `stdbuf -oL sh -c {{X}}`, "`stdbuf` runs a program that its arguments name; here it runs `sh`"},
+	{"xargs_sh_c", `printf '%s' {{X}} | xargs -0 sh -c`, "`xargs` runs a program that its arguments name; here it runs `sh`"},
+	{"flock_sh_c", `flock lock sh -c {{X}}`, "`flock` runs a program that its arguments name; here it runs `sh`"},
+	{"flock_c", `flock -w 5 lock -c {{X}}`, "`flock` runs a program that its arguments name"},
+	{"chroot_sh_c", `chroot . sh -c {{X}}`, "`chroot` runs a program that its arguments name; here it runs `sh`"},
+	{"time_by_path_sh_c", `/usr/bin/time -p sh -c {{X}}`, "`/usr/bin/time` runs a program that its arguments name; here it runs `sh`"},
+	{"command_sh_c", `command sh -c {{X}}`, "`command` is a shell builtin"},
+	{"exec_sh_c", `exec sh -c {{X}}`, "`exec` is a shell builtin"},
+	{"busybox_sh_c", `busybox sh -c {{X}}`, "`busybox` is a shell"},
+	{"busybox_env_sh_c", `busybox env sh -c {{X}}`, "`busybox` is a shell"},
+	{"sudo_sh_c", `sudo -u nobody -E sh -c {{X}}`, "`sudo` runs a program that its arguments name; here it runs `sh`"},
+	{"sudo_s", `sudo -s {{X}}`, "`sudo` runs a program that its arguments name"},
+	{"doas_sh_c", `doas -u nobody sh -c {{X}}`, "`doas` runs a program that its arguments name; here it runs `sh`"},
+	{"su_c", `su nobody -c {{X}}`, "`su` runs a program that its arguments name"},
+	{"unshare_sh_c", `unshare -r --fork sh -c {{X}}`, "`unshare` runs a program that its arguments name; here it runs `sh`"},
+	{"nsenter_sh_c", `nsenter -t 1 -m sh -c {{X}}`, "`nsenter` runs a program that its arguments name; here it runs `sh`"},
+	{"taskset_sh_c", `taskset -c 0 sh -c {{X}}`, "`taskset` runs a program that its arguments name; here it runs `sh`"},
+	{"ionice_sh_c", `ionice -c3 sh -c {{X}}`, "`ionice` runs a program that its arguments name; here it runs `sh`"},
+	{"chrt_sh_c", `chrt -o 0 sh -c {{X}}`, "`chrt` runs a program that its arguments name; here it runs `sh`"},
+	{"strace_sh_c", `strace -f -o trace sh -c {{X}}`, "`strace` runs a program that its arguments name; here it runs `sh`"},
+	{"ltrace_sh_c", `ltrace sh -c {{X}}`, "`ltrace` runs a program that its arguments name; here it runs `sh`"},
+	{"watch", `watch -n 1 echo {{X}}`, "`watch` runs a program that its arguments name"},
+	{"script_c", `script -qc {{X}} log`, "`script` runs a program that its arguments name"},
+	{"runuser_sh_c", `runuser -u nobody -- sh -c {{X}}`, "`runuser` runs a program that its arguments name; here it runs `sh`"},
+	{"setsid_sh_c", `setsid -w sh -c {{X}}`, "`setsid` runs a program that its arguments name; here it runs `sh`"},
+	{"systemd_run_sh_c", `systemd-run --user --pipe sh -c {{X}}`, "`systemd-run` runs a program that its arguments name; here it runs `sh`"},
+	{"parallel", `parallel echo ::: {{X}}`, "`parallel` runs a program that its arguments name"},
+	{"find_exec_sh_c", `find . -exec sh -c {{X}} ';'`, "`find` runs a program that its arguments name; here it runs `sh`"},
+	{"find_execdir", `find . -execdir echo {{X}} ';'`, "`find` runs a program that its arguments name"},
+	{"find_ok", `find . -ok echo {{X}} ';'`, "`find` runs a program that its arguments name"},
+	{"dbus_run_session_sh_c", `dbus-run-session -- sh -c {{X}}`, "`dbus-run-session` runs a program that its arguments name; here it runs `sh`"},
+	{"sg_c", `sg users -c {{X}}`, "`sg` runs a program that its arguments name"},
+	{"run_parts", `printf '%s' {{X}} > job; run-parts .`, "`run-parts` runs a program that its arguments name"},
+	// Whatever runs it, a shell or an interpreter is named by some word of the command: a
+	// program not known to run others (here a script of the repository) cannot hide one.
+	{"script_sh_c", `./retry 3 sh -c {{X}}`, "`./retry` could run its argument `sh`, as setarch or ssh-agent run theirs, and `sh` is a shell"},
+	{"script_shell_by_path", `./retry 3 /bin/dash -c {{X}}`, "`./retry` could run its argument `/bin/dash`"},
+	{"script_quoted_shell", `./retry 3 's''h' -c {{X}}`, "`./retry` could run its argument `sh`"},
+	{"script_shell_string", `./retry --command 'bash -c' {{X}}`, "`./retry` could run its argument `bash -c`"},
+	{"script_shell_string_option", `./retry --command='python3 -c' {{X}}`, "`./retry` could run its argument `--command=python3 -c`, as setarch or ssh-agent run theirs, and `python3` runs code"},
+	{"script_shell_option", `./retry --shell=bash {{X}}`, "`./retry` could run its argument `--shell=bash`"},
+	{"script_interpreter", `./retry 3 perl -e {{X}}`, "`./retry` could run its argument `perl`, as setarch or ssh-agent run theirs, and `perl` runs code"},
+	{"script_wrapper", `./retry 3 setarch x86_64 {{X}}`, "`./retry` could run its argument `setarch`"},
+	{"script_shell_after", `./retry {{X}} sh`, "`./retry` could run its argument `sh`"},
+	{"shell_in_another_command", `printf '%s' {{X}} > cmd; ./retry sh cmd`, "`./retry` could run its argument `sh`"},
+	{"shell_after_an_empty_parameter", `./retry ${UNSET}sh -c {{X}}`, "`./retry` could run its argument `${UNSET}sh`"},
+	{"shell_after_a_placeholder", `./retry {{X}}sh -c 'echo hi'`, "`./retry` could run its argument `{{X}}sh`"},
+	{"file_named_as_a_shell", `printf x > sh; ./retry s? -c {{X}}`, "its > makes a file `sh`"},
+	{"git_alias", `git -c 'alias.x=!sh -c' x {{X}}`, "`git` could run its argument `alias.x=!sh -c`"},
+	{"assigned_shell", `S=sh ./retry "$S" -c {{X}}`, "`S=sh` gives a variable `sh`"},
+	{"dollar_zero", `./retry "$0" -c {{X}}`, "$0 expands to the name of a shell"},
+	{"dollar_zero_braces", `./retry ${0} -c {{X}}`, "${0} expands to the name of a shell"},
+	{"dollar_underscore", `./retry $_ -c {{X}}`, "$_ expands to the name of a shell"},
+	{"dollar_shell", `./retry "$SHELL" -c {{X}}`, "$SHELL expands to the name of a shell"},
+	{"dollar_bash", `./retry $BASH -c {{X}}`, "$BASH expands to the name of a shell"},
+	// Interpreters, whatever option gives them code.
+	{"perl_e", `perl -e 'print @ARGV' {{X}}`, "`perl` runs code"},
+	{"python_c", `python -c 'import sys' {{X}}`, "`python` runs code"},
+	{"node_e", `node -e 'console.log(1)' {{X}}`, "`node` runs code"},
+	{"ruby_e", `ruby -e 'p ARGV' {{X}}`, "`ruby` runs code"},
+	{"sed_e", `sed 's/x/y/e' {{X}}`, "`sed` runs code"},
+	{"ssh_remote", `ssh host {{X}}`, "`ssh` runs a program"},
 	// Found refused.
 	{"bash_o_c", `bash -o pipefail -c "{{X}}"`, "`bash` is a shell"},
 	{"subshell_case", `(case x in x) {{X}};; esac)`, "( is shell syntax"},
@@ -446,6 +524,22 @@ func TestCommandRefused(t *testing.T) {
 	// Without a placeholder nothing is refused: the shell is the template author's.
 	if _, err := Parse("!`echo $(( 1 + 1 )) ${HOME} $'x' \"open`"); err != nil {
 		t.Errorf("Parse of a command without placeholders: %v", err)
+	}
+}
+
+// TestCommandAccepted: words that only resemble the name of a program that runs its arguments
+// do not make a command refused.
+func TestCommandAccepted(t *testing.T) {
+	for _, body := range []string{
+		`printf '%s\n' "find the bug: {{X}}" "sh is a shell"`,
+		`git log --author=someone --grep=fix {{X}}`,
+		`grep -F -e {{X}} shell.txt -- src/time.go`,
+		`./scripts/issue.sh {{X}} "$HOME" "$1" "$#"`,
+		`printf '%s\n' {{X}} | grep -c shell > count.txt`,
+	} {
+		if _, err := Parse("!`" + body + "`"); err != nil {
+			t.Errorf("Parse(%q): %v", body, err)
+		}
 	}
 }
 
