@@ -411,6 +411,7 @@ var refused = []struct {
 	{"script_shell_after", `./retry {{X}} sh`, "`./retry` could run its argument `sh`"},
 	{"shell_in_another_command", `printf '%s' {{X}} > cmd; ./retry sh cmd`, "`./retry` could run its argument `sh`"},
 	{"shell_after_an_empty_parameter", `./retry ${UNSET}sh -c {{X}}`, "`./retry` could run its argument `${UNSET}sh`"},
+	{"shell_after_a_parameter_and_quotes", `./retry $UNSET"sh" -c {{X}}`, "`./retry` could run its argument `$UNSETsh`"},
 	{"shell_after_a_placeholder", `./retry {{X}}sh -c 'echo hi'`, "`./retry` could run its argument `{{X}}sh`"},
 	{"file_named_as_a_shell", `printf x > sh; ./retry s? -c {{X}}`, "its > makes a file `sh`"},
 	{"git_alias", `git -c 'alias.x=!sh -c' x {{X}}`, "`git` could run its argument `alias.x=!sh -c`"},

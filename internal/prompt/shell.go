@@ -521,7 +521,7 @@ func runs(name string) string {
 // options ('sh -c', 'python3 -c'). Prose that starts with such a name ("find the bug: {{V}}")
 // names nothing.
 func runnerIn(word string) (name, how string) {
-	text := expansionRE.ReplaceAllString(placeholderRE.ReplaceAllString(unquote(word), ""), "")
+	text := unquote(expansionRE.ReplaceAllString(placeholderRE.ReplaceAllString(word, ""), ""))
 	candidates := []string{text}
 	for i := strings.IndexByte(text, '='); i >= 0; i = strings.IndexByte(text, '=') {
 		text = text[i+1:]
