@@ -508,10 +508,15 @@ func runs(name string) string {
 		return "is a shell, which runs its arguments as shell"
 	case interpreterRE.MatchString(name):
 		return "runs code that its arguments give"
-	case slices.Contains(wrappers, name) || archRE.MatchString(name):
+	case runsOthers(name):
 		return "runs a program that its arguments name"
 	}
 	return ""
+}
+
+// runsOthers reports whether the program called name runs the program its arguments name.
+func runsOthers(name string) bool {
+	return slices.Contains(wrappers, name) || archRE.MatchString(name)
 }
 
 // runnerIn returns the program a word names that runs what its arguments give, and how, when
@@ -543,22 +548,20 @@ func runnerIn(word string) (name, how string) {
 // interpreter, would have it run: the first shell or interpreter among them, else the first
 // program that runs others; "" when they name none.
 func hidden(program string, args []token) string {
-	if how := runs(path.Base(program)); how != "" && !slices.Contains(wrappers, path.Base(program)) && !archRE.MatchString(path.Base(program)) {
+	if base := path.Base(program); shellRE.MatchString(base) || interpreterRE.MatchString(base) {
 		return ""
 	}
-	found := ""
+	first := ""
 	for _, a := range args {
-		name, how := runnerIn(a.text)
-		if how == "" || a.kind != word {
-			continue
-		}
-		clause := fmt.Sprintf("; here it runs `%s`, and `%s` %s", unquote(a.text), name, how)
-		if !slices.Contains(wrappers, name) && !archRE.MatchString(name) {
-			return clause
-		}
-		if found == "" {
-			found = clause
+		if name, how := runnerIn(a.text); a.kind == word && how != "" {
+			clause := fmt.Sprintf("; here it runs `%s`, and `%s` %s", unquote(a.text), name, how)
+			if !runsOthers(name) {
+				return clause
+			}
+			if first == "" {
+				first = clause
+			}
 		}
 	}
-	return found
+	return first
 }
