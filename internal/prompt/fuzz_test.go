@@ -263,7 +263,8 @@ func FuzzCommandTemplates(f *testing.F) {
 		{"run-args ${UNSET}sh -c ", ""}, {"run-args $UNSET\"sh\" -c ", ""}, {"run-args s\\h -c ", ""},
 		{"run-args \"$0\" -c ", ""}, {"run-args $_ -c ", ""}, {"printf x > sh; run-args s? -c ", ""},
 		{"run-args perl -e ", ""}, {"run-args awk ", ""}, {"run-args git -c 'alias.x=!sh -c' x ", ""},
-		{"run-args --shell=sh -c ", ""}, {"run-args ", "sh -c 'echo \"$1\"' sh"},
+		{"run-args --shell=sh -c ", ""}, {"git -c 'alias.x=!eval \"$1\"' x ", ""},
+		{"git config --global alias.x '!eval \"$1\"'; git x ", ""}, {"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!eval \"$1\"' git x ", ""}, {"run-args ", "sh -c 'echo \"$1\"' sh"},
 	} {
 		f.Add(seed[0], seed[1])
 	}

@@ -27,9 +27,9 @@ import (
 //     false and :. The other builtins evaluate their arguments, name variables with them (bash
 //     evaluates the subscript in a name such as a[$(...)]), or change how the shell runs what
 //     follows (cd changes where a relative program is found).
-//   - Nor does any other word name one: not an argument, an option's value (--shell=bash, a
-//     git alias's !sh) or a variable's, and no $0, $_, $SHELL or $BASH, which expand to the
-//     shell's own name. Any program may run its arguments as a command (setarch, ssh-agent, a
+//   - Nor does any other word name one: not an argument, an option's value (--shell=bash) or a
+//     variable's; no word holds a command line that starts with !, which git runs as shell (an
+//     alias); and no $0, $_, $SHELL or $BASH, which expand to the shell's own name. Any program may run its arguments as a command (setarch, ssh-agent, a
 //     script of the repository), and no list of such programs is complete; but to hide a shell
 //     or an interpreter a command must name it, so refusing every word that does holds whatever
 //     runs it. A known runner is refused as the program as well, as its arguments may name the
@@ -522,23 +522,27 @@ func runsOthers(name string) bool {
 // runnerIn returns the program a word names that runs what its arguments give, and how, when
 // it names one, read as the shell will have read the word, with its parameters and
 // placeholders empty (${UNSET}sh is sh): the word itself, or what follows an = in it (an
-// option's value, a git alias's !command), each alone or as the start of a command line with
-// options ('sh -c', 'python3 -c'). Prose that starts with such a name ("find the bug: {{V}}")
-// names nothing.
+// option's value, a variable's), each alone or as the start of a command line with options
+// ('sh -c', 'python3 -c'); or a command line that starts with !, which git runs as shell (an
+// alias given by -c, git config or GIT_CONFIG_VALUE_0), whatever programs it names. Prose that
+// starts with such a name ("find the bug: {{V}}") names nothing.
 func runnerIn(word string) (name, how string) {
 	text := unquote(expansionRE.ReplaceAllString(placeholderRE.ReplaceAllString(word, ""), ""))
 	candidates := []string{text}
 	for i := strings.IndexByte(text, '='); i >= 0; i = strings.IndexByte(text, '=') {
 		text = text[i+1:]
-		candidates = append(candidates, strings.TrimPrefix(text, "!"))
+		candidates = append(candidates, text)
 	}
 	for _, c := range candidates {
 		fields := strings.Fields(c)
-		if len(fields) == 0 || len(fields) > 1 && !strings.HasPrefix(fields[1], "-") {
-			continue
-		}
-		if how := runs(path.Base(fields[0])); how != "" {
-			return path.Base(fields[0]), how
+		switch {
+		case len(fields) == 0:
+		case strings.HasPrefix(c, "!"):
+			return fields[0], "starts a command line that git runs as shell"
+		case len(fields) == 1 || strings.HasPrefix(fields[1], "-"):
+			if how := runs(path.Base(fields[0])); how != "" {
+				return path.Base(fields[0]), how
+			}
 		}
 	}
 	return "", ""
