@@ -419,6 +419,14 @@ var refused = []struct {
 	{"git_alias_function", `git -c 'alias.x=!f() { eval "$1"; }; f' x {{X}}`, "and `!f()` starts a command line that git runs as shell"},
 	{"git_alias_from_the_environment", `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!eval "$1"' git x {{X}}`, "`GIT_CONFIG_VALUE_0=!eval $1` gives a variable `!eval`"},
 	{"git_alias_configured", `git config alias.x '!eval "$1"'; git x {{X}}`, "`git` could run its argument `!eval $1`"},
+	{"git_submodule_foreach", `git submodule foreach --recursive {{X}}`, "`git submodule` runs as shell the command line that its foreach gives"},
+	{"git_rebase_exec", `git -C . rebase -x {{X}} HEAD~1`, "`git rebase` runs as shell the command line that its -x gives"},
+	{"git_rebase_exec_attached", `git rebase --exec=./check HEAD~1 {{X}}`, "`git rebase` runs as shell the command line that its --exec gives"},
+	{"git_bisect_run", `git bisect run {{X}}`, "`git bisect` runs as shell the command line that its run gives"},
+	{"git_grep_pager", `git grep -Ocat -e {{X}}`, "`git grep` runs as shell the command line that its -O gives"},
+	{"git_difftool_extcmd", `git difftool --extcmd {{X}}`, "`git difftool` runs as shell the command line that its --extcmd gives"},
+	{"git_ls_remote_upload_pack", `git ls-remote --upload-pack {{X}} .`, "`git ls-remote` runs as shell the command line that its --upload-pack gives"},
+	{"git_filter_branch", `git filter-branch --msg-filter cat -- {{X}}`, "`git filter-branch` runs as shell the command line that its filters give"},
 	{"assigned_shell", `S=sh ./retry "$S" -c {{X}}`, "`S=sh` gives a variable `sh`"},
 	{"dollar_zero", `./retry "$0" -c {{X}}`, "$0 expands to the name of a shell"},
 	{"dollar_zero_braces", `./retry ${0} -c {{X}}`, "${0} expands to the name of a shell"},
@@ -536,6 +544,9 @@ func TestCommandRefused(t *testing.T) {
 // do not make a command refused.
 func TestCommandAccepted(t *testing.T) {
 	for _, body := range []string{
+		`git -C . -c core.quotepath=off log --end-of-options {{X}}`,
+		`git cherry-pick -x --no-commit {{X}}`,
+		`git submodule status -- {{X}}`,
 		`printf '%s\n' "find the bug: {{X}}" "sh is a shell"`,
 		`git log --author=someone --grep=fix {{X}}`,
 		`grep -F -e {{X}} shell.txt -- src/time.go`,

@@ -141,6 +141,18 @@ var (
 	archRE = regexp.MustCompile(`^(setarch|linux32|linux64|uname26|i[3-6]86|x86_64|athlon|ia64|` +
 		`ppc|ppc32|ppc64.*|sparc|sparc32.*|sparc64|s390|s390x|mips|mips32|mips64|parisc|parisc32|` +
 		`parisc64|alpha.*|arm|armv[0-9].*|armh|aarch64.*|arm64|riscv64|loongarch64|m68k)$`)
+	// gitCommandLines are, for each git command, the options and words that give it a command
+	// line it runs as shell; "" when all of its options may (filter-branch's filters).
+	gitCommandLines = map[string][]string{
+		"submodule": {"foreach"}, "bisect": {"run"}, "rebase": {"-x", "--exec"},
+		"grep": {"-O", "--open-files-in-pager"}, "difftool": {"-x", "--extcmd"}, "filter-branch": {""},
+		"fetch": {"--upload-pack"}, "pull": {"--upload-pack"}, "clone": {"-u", "--upload-pack"},
+		"ls-remote": {"--upload-pack"}, "fetch-pack": {"--upload-pack", "--exec"},
+		"push": {"--receive-pack", "--exec"}, "send-pack": {"--receive-pack", "--exec"},
+		"archive": {"--exec"},
+	}
+	// gitValueOptions are git's own options that take the next word as their value.
+	gitValueOptions = []string{"-c", "-C", "--git-dir", "--work-tree", "--namespace"}
 	// expansionRE is a parameter as the scanner lets one be written.
 	expansionRE = regexp.MustCompile(`\$(\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])`)
 	// shellNames are the parameters that expand to the name of the shell running the command.
@@ -473,6 +485,12 @@ func checkCommand(cmd []token) *shellError {
 				}
 			}
 		}
+		// git runs a command line it is given, as the program or as another runner's.
+		if t.kind == word && path.Base(unquote(t.text)) == "git" {
+			if err := gitCommandLine(cmd[i+1:]); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -546,6 +564,32 @@ func runnerIn(word string) (name, how string) {
 		}
 	}
 	return "", ""
+}
+
+// gitCommandLine refuses git's arguments when they give it a command line to run as shell,
+// through its command's options or words for one, such as rebase's --exec.
+func gitCommandLine(args []token) *shellError {
+	sub := ""
+	for i := 0; i < len(args) && args[i].kind == word; i++ {
+		w := unquote(args[i].text)
+		switch {
+		case sub == "" && slices.Contains(gitValueOptions, w):
+			i++
+		case sub == "" && strings.HasPrefix(w, "-"):
+		case sub == "":
+			sub = w
+			if slices.Contains(gitCommandLines[sub], "") {
+				return construct(args[i].at, "`git "+sub+"` runs as shell the command line that its filters give")
+			}
+		default:
+			for _, opt := range gitCommandLines[sub] {
+				if w == opt || strings.HasPrefix(w, opt+"=") || len(opt) == 2 && strings.HasPrefix(w, opt) {
+					return construct(args[i].at, "`git "+sub+"` runs as shell the command line that its "+opt+" gives")
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // hidden names what the arguments of program, a refused one that is neither a shell nor an
