@@ -281,7 +281,7 @@ func FuzzCommandTemplates(f *testing.F) {
 	for _, name := range []string{
 		"dash", "bash", "sh", "env", "xargs", "timeout", "nice", "nohup", "setsid", "stdbuf", "flock",
 		"setarch", "linux32", "linux64", "x86_64", "i386", "ssh-agent", "taskset", "ionice", "chrt",
-		"setpriv", "prlimit", "script", "find", "strace", "perl", "awk", "sed", "git",
+		"setpriv", "prlimit", "script", "find", "strace", "perl", "awk", "sed", "git", "tar", "sort", "zip",
 		"cat", "touch", "printf", "echo", "true", "false", "test",
 	} {
 		if p, err := exec.LookPath(name); err == nil {

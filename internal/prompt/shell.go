@@ -141,16 +141,22 @@ var (
 	archRE = regexp.MustCompile(`^(setarch|linux32|linux64|uname26|i[3-6]86|x86_64|athlon|ia64|` +
 		`ppc|ppc32|ppc64.*|sparc|sparc32.*|sparc64|s390|s390x|mips|mips32|mips64|parisc|parisc32|` +
 		`parisc64|alpha.*|arm|armv[0-9].*|armh|aarch64.*|arm64|riscv64|loongarch64|m68k)$`)
-	// gitCommandLines are, for each git command, the options and words that give it a command
-	// line it runs as shell; "" when all of its options may (filter-branch's filters).
-	gitCommandLines = map[string][]string{
-		"submodule": {"foreach"}, "bisect": {"run"}, "rebase": {"-x", "--exec"},
-		"grep": {"-O", "--open-files-in-pager"}, "difftool": {"-x", "--extcmd"}, "filter-branch": {""},
-		"fetch": {"--upload-pack"}, "pull": {"--upload-pack"}, "clone": {"-u", "--upload-pack"},
-		"ls-remote": {"--upload-pack"}, "fetch-pack": {"--upload-pack", "--exec"},
-		"push": {"--receive-pack", "--exec"}, "send-pack": {"--receive-pack", "--exec"},
-		"archive": {"--exec"},
+	// commandOptions are, for programs and git's commands, the options and words that give
+	// them a command they run, most of them as shell: "" when all of its options may
+	// (filter-branch's filters).
+	commandOptions = map[string][]string{
+		"git submodule": {"foreach"}, "git bisect": {"run"}, "git rebase": {"-x", "--exec"},
+		"git grep": {"-O", "--open-files-in-pager"}, "git difftool": {"-x", "--extcmd"},
+		"git filter-branch": {""}, "git fetch": {"--upload-pack"}, "git pull": {"--upload-pack"},
+		"git clone": {"-u", "--upload-pack"}, "git ls-remote": {"--upload-pack"},
+		"git fetch-pack": {"--upload-pack", "--exec"}, "git push": {"--receive-pack", "--exec"},
+		"git send-pack": {"--receive-pack", "--exec"}, "git archive": {"--exec"},
+		"tar": tarCommands, "gtar": tarCommands, "bsdtar": {"--use-compress-program"},
+		"sort": {"--compress-program"}, "zip": {"-TT", "--unzip-command"},
+		"rsync": {"-e", "--rsh", "--rsync-path"}, "scp": {"-S", "-o"}, "sftp": {"-S", "-o"},
 	}
+	tarCommands = []string{"-I", "--use-compress-program", "--to-command", "--checkpoint-action",
+		"-F", "--info-script", "--new-volume-script", "--rsh-command"}
 	// gitValueOptions are git's own options that take the next word as their value.
 	gitValueOptions = []string{"-c", "-C", "--git-dir", "--work-tree", "--namespace"}
 	// expansionRE is a parameter as the scanner lets one be written.
@@ -485,9 +491,10 @@ func checkCommand(cmd []token) *shellError {
 				}
 			}
 		}
-		// git runs a command line it is given, as the program or as another runner's.
-		if t.kind == word && path.Base(unquote(t.text)) == "git" {
-			if err := gitCommandLine(cmd[i+1:]); err != nil {
+		// Some programs run a command an option gives them, as the program or as another
+		// runner's.
+		if t.kind == word {
+			if err := commandOption(path.Base(unquote(t.text)), cmd[i+1:]); err != nil {
 				return err
 			}
 		}
@@ -566,25 +573,25 @@ func runnerIn(word string) (name, how string) {
 	return "", ""
 }
 
-// gitCommandLine refuses git's arguments when they give it a command line to run as shell,
-// through its command's options or words for one, such as rebase's --exec.
-func gitCommandLine(args []token) *shellError {
-	sub := ""
+// commandOption refuses the arguments of the program called name when they give it a command
+// to run, through its options or words for one (tar's --to-command, git rebase's --exec).
+func commandOption(name string, args []token) *shellError {
+	key := name
 	for i := 0; i < len(args) && args[i].kind == word; i++ {
 		w := unquote(args[i].text)
 		switch {
-		case sub == "" && slices.Contains(gitValueOptions, w):
+		case key == "git" && slices.Contains(gitValueOptions, w):
 			i++
-		case sub == "" && strings.HasPrefix(w, "-"):
-		case sub == "":
-			sub = w
-			if slices.Contains(gitCommandLines[sub], "") {
-				return construct(args[i].at, "`git "+sub+"` runs as shell the command line that its filters give")
+		case key == "git" && strings.HasPrefix(w, "-"):
+		case key == "git":
+			key += " " + w
+			if slices.Contains(commandOptions[key], "") {
+				return construct(args[i].at, "`"+key+"` runs the commands that its filters give")
 			}
 		default:
-			for _, opt := range gitCommandLines[sub] {
+			for _, opt := range commandOptions[key] {
 				if w == opt || strings.HasPrefix(w, opt+"=") || len(opt) == 2 && strings.HasPrefix(w, opt) {
-					return construct(args[i].at, "`git "+sub+"` runs as shell the command line that its "+opt+" gives")
+					return construct(args[i].at, "`"+key+"` runs the command that its "+opt+" gives")
 				}
 			}
 		}
