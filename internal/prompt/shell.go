@@ -34,6 +34,8 @@ import (
 //     or an interpreter a command must name it, so refusing every word that does holds whatever
 //     runs it. A known runner is refused as the program as well, as its arguments may name the
 //     program it runs (setarch x86_64 {{V}}).
+//   - No program is given a command to run by an option or a word for one (git rebase --exec,
+//     git submodule foreach, tar --to-command, rsync -e), wherever the program stands.
 //   - Nothing in it is a construct that runs a command, evaluates or is read differently by
 //     dash and bash: no $(...), (...), compound commands, $((...)), $[...], ${...} other than
 //     ${NAME}, $'...', unquoted braces, comments, background jobs (&) or here-documents; no
