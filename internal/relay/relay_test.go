@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -265,6 +266,25 @@ func TestRelayReadFromAnswers(t *testing.T) {
 	for n, want := range map[int]bool{11: true, 12: false, 13: false, 14: false, 15: true, 21: false, 22: true, 23: true, 24: true, 25: true} {
 		if r.Read(n) != want {
 			t.Errorf("Read(%d) = %v; want %v", n, !want, want)
+		}
+	}
+}
+
+// TestRelayEnvWithCurl: the README's curl --unix-socket "$SANDCASTLE_GITHUB_SOCKET"
+// "$SANDCASTLE_GITHUB_API/..." reads through the relay, with the real curl: the URL's scheme is
+// the socket's, plain HTTP (an https one fails the TLS handshake, curl's exit 35).
+func TestRelayEnvWithCurl(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("no curl here")
+	}
+	r, gh, _ := listening(t, Options{})
+	gh.AddIssue(testkit.FakeIssue{Number: 7, Title: "Seven"})
+	for _, host := range []string{"github.com", "ghe.example"} {
+		api := Env(host, "octo", "repo")["SANDCASTLE_GITHUB_API"]
+		out, err := exec.CommandContext(t.Context(), curl, "-sS", "--unix-socket", filepath.Join(r.dir, socketName), api+"/repos/octo/repo/issues/7").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), `"title":"Seven"`) {
+			t.Errorf("curl %s/repos/octo/repo/issues/7: %v\n%s", api, err, out)
 		}
 	}
 }
