@@ -184,6 +184,8 @@ func (c container) Close(ctx context.Context) error {
 
 func (c container) Guard() engine.GitGuard { return c.guard }
 
+func (c container) Read(number int) bool { return c.relay != nil && c.relay.Read(number) }
+
 func (c container) Copied() engine.Copier {
 	if !c.Container.Copied {
 		return nil

@@ -165,7 +165,8 @@ type engine struct {
 	progress  Progress // nil when the run keeps no comment
 	seen      int64    // the reaction that says the run saw the comment that started it; 0: none
 	mu        sync.Mutex
-	progState report.Progress // what the comment shows while the run goes; mu guards it
+	progState report.Progress       // what the comment shows while the run goes; mu guards it
+	read      func(number int) bool // the issues the sandbox read from GitHub; nil without a container
 }
 
 // reports says whether the run can write on its issue or pull request.

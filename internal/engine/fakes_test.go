@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -353,9 +354,12 @@ type fakeContainer struct {
 	guard  *fakeGuard
 	copied bool
 	closed bool
+	read   []int // the issues the sandbox read through the relay
 }
 
 func (c *fakeContainer) Guard() GitGuard { return c.guard }
+
+func (c *fakeContainer) Read(number int) bool { return slices.Contains(c.read, number) }
 
 func (c *fakeContainer) Copied() Copier {
 	if !c.copied {

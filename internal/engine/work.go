@@ -86,6 +86,9 @@ type Container interface {
 	// Copied is the sandbox as a Copier when the workspace was copied in rather than mounted;
 	// nil otherwise.
 	Copied() Copier
+	// Read says whether the sandbox was shown the repository's issue or pull request number
+	// from GitHub (through the relay); false for every number without one.
+	Read(number int) bool
 }
 
 // GitGuard puts back what the agent changed in the repository's git directory that decides
@@ -432,6 +435,7 @@ func (e *engine) sandbox(ctx context.Context, ws Workspace, log *report.Log, hoo
 		return nil, err
 	}
 	s.sb, s.guard = c, c.Guard()
+	e.read = c.Read
 	if copier := c.Copied(); copier != nil {
 		s.synced = ws.Synced(copier)
 		s.repo = s.synced
