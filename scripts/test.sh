@@ -35,7 +35,8 @@ go test -count=1 -timeout 30m ./... "$@"
 # that must not show their secrets, agent and stranger text in a pull request body that must close
 # no issue and mention nobody, prompt values in !`command` blocks through real sh and bash, any
 # command around a placeholder that the template rule accepts, through real dash and bash, the
-# template split, and a branch name made from a stranger's issue title.
+# template split, a branch name made from a stranger's issue title, and any request the sandbox
+# sends the GitHub relay, which must reach GitHub only as a read of the repository.
 #
 # Each budget is a count of executions, about ten seconds' worth on two cores. A duration
 # (-fuzztime 10s) races Go's fuzz coordinator at the deadline and fails with "context deadline
@@ -50,3 +51,4 @@ fuzz ./internal/event FuzzInert 100000x
 fuzz ./internal/prompt FuzzCommandValues 5000x
 fuzz ./internal/prompt FuzzCommandTemplates 25000x
 fuzz ./internal/prompt FuzzTemplate 300000x
+fuzz ./internal/relay FuzzRelayForwards 150000x

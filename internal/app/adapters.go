@@ -14,7 +14,6 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/launch"
 	"github.com/sandcastle-action/sandcastle/internal/push"
-	"github.com/sandcastle-action/sandcastle/internal/relay"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/report/runner"
 	"github.com/sandcastle-action/sandcastle/internal/run"
@@ -167,7 +166,7 @@ func (x sandboxes) Sessions(sb sandbox.Sandbox, dir string) engine.Sessions {
 type container struct {
 	*launch.Container
 	guard guard
-	relay *relay.Relay
+	relay *githubRelay
 	log   *report.Log
 }
 
@@ -184,6 +183,8 @@ func (c container) Close(ctx context.Context) error {
 }
 
 func (c container) Guard() engine.GitGuard { return c.guard }
+
+func (c container) Read(number int) bool { return c.relay != nil && c.relay.Read(number) }
 
 func (c container) Copied() engine.Copier {
 	if !c.Container.Copied {
@@ -239,7 +240,7 @@ func (p publisher) Push(ctx context.Context, r engine.Push) (engine.Pushed, erro
 		return engine.Pushed{Declined: why}, nil
 	}
 	o := p.s.pushOptions(r.Branch)
-	o.Mode, o.Lease, o.RecoveryBranch, o.Bundle, o.Since = mode, r.Lease, r.Recovery, r.Bundle, r.Since
+	o.Mode, o.Lease, o.RecoveryBranch, o.Bundle, o.BundleTop, o.Since = mode, r.Lease, r.Recovery, r.Bundle, r.Top, r.Since
 	res, err := push.Push(ctx, o)
 	if res.Bundle != "" {
 		// Written as root in the Action: a later step, as the runner's user, uploads it.

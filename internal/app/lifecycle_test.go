@@ -180,3 +180,4 @@ type copyContainer struct {
 
 func (c *copyContainer) Guard() engine.GitGuard { return c.g }
 func (c *copyContainer) Copied() engine.Copier  { return c }
+func (c *copyContainer) Read(int) bool          { return false }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,17 +13,30 @@ import (
 
 // TestDockerTriageThroughTheRelay is the schedule workflow, given only mode: triage: the
 // built-in prompt lists the open issues with the real gh in the Docker sandbox, through the
-// relay; the agent tries every write gh knows, which the relay refuses before GitHub; then asks
-// for two labels the mode allows, one it does not and a comment on issue 1. The host carries
-// out what is allowed, lists the refusal, and the token is nowhere in the sandbox.
+// relay; the agent tries every write gh knows, which the relay refuses before GitHub, and sends
+// the socket raw requests that a policy reading one form of a request and forwarding another
+// would let through (issue 19: a GraphQL body with query and Query, variables and Variables, a
+// form body, a search's q twice, a path off the allow-list); then asks for two labels the mode
+// allows, one it does not and a comment on issue 1, and a comment on issue 3, which it never
+// read. The host carries out what is allowed, lists the refusals, and the token is nowhere in
+// the sandbox.
 func TestDockerTriageThroughTheRelay(t *testing.T) {
 	a := newDockerAction(t,
 		testkit.Bash(`gh issue view 1 --json title,body,comments > view.txt 2>&1; `+
 			`(gh issue close 1; echo "close=$?"; gh api -X POST repos/octo/widgets/issues -f title=x; echo "post=$?"; `+
 			`gh api graphql -f query='mutation { closeIssue(input: {issueId: "I_1"}) { clientMutationId } }'; echo "mutation=$?") > attacks.txt 2>&1; `+
+			// The image has perl, not curl: raw.pl sends the socket the exact bytes given.
+			"cat > /tmp/raw.pl <<'EOF'\n"+rawPerl+"EOF\n"+
+			`r() { l=$1; shift; printf '%s: ' "$l"; perl /tmp/raw.pl "$@"; }; (`+
+			`r smuggle POST /graphql application/json '{"query":"mutation { closeIssue(input: {issueId: \"I_1\"}) { clientMutationId } }","Query":"{ rateLimit { limit } }"}'; `+
+			`r variables POST /graphql application/json '{"query":"query($o: String!, $n: String!) { repository(owner: $o, name: $n) { id } }","variables":{"o":"octo","n":"private"},"Variables":{"o":"octo","n":"widgets"}}'; `+
+			`r form POST /graphql application/x-www-form-urlencoded 'query=mutation+%7B+closeIssue%28input%3A+%7BissueId%3A+%22I_1%22%7D%29+%7B+clientMutationId+%7D+%7D'; `+
+			`r repeated GET '/search/issues?q=repo:octo/widgets&q=repo:octo/private' '' ''; `+
+			`r secrets GET /repos/octo/widgets/actions/organization-secrets '' ''; `+
+			`r read GET /api/v3/repos/octo/widgets/issues/1 '' '') > raw.txt 2>&1; `+
 			`env > env.txt; for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline; echo; tr '\0' '\n' < $p/environ; done > procs.txt 2>/dev/null; `+
 			`p=ghs_e2eToken; p="${p}ThatMustNever"; grep -rl "$p" /home /tmp /run /etc /var "$PWD" > found.txt 2>/dev/null; true`),
-		testkit.Text(`Triaged. <result>{"issues": [{"issue": 1, "add_labels": ["bug", "needs-info", "question"], "comment": "Thanks for the report; could you add the version?"}]}</result> `+signal),
+		testkit.Text(`Triaged. <result>{"issues": [{"issue": 1, "add_labels": ["bug", "needs-info", "question"], "comment": "Thanks for the report; could you add the version?"}, {"issue": 3, "comment": "Reopened?"}]}</result> `+signal),
 	)
 	g := withGitHub(t, a, ghToken)
 	g.api.AddIssue(testkit.FakeIssue{Number: 1, Title: "Crash on start", Body: "It crashes."}, "Sandcastle")
@@ -49,6 +63,26 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 			t.Errorf("the writes from the sandbox: %q lacks %q", attacks, want)
 		}
 	}
+	raw := readFile(t, filepath.Join(a.dir, "raw.txt"))
+	for label, want := range map[string]string{
+		"smuggle": `\"Query\" is given twice`, "variables": `\"Variables\" is given twice`, "form": "a GraphQL request is JSON",
+		"repeated": `\"q\" is given more than once`, "secrets": "actions/organization-secrets is not on the relay's allow-list",
+		"read": "Crash on start",
+	} {
+		line := ""
+		for l := range strings.Lines(raw) {
+			if strings.HasPrefix(l, label+": ") {
+				line = l
+			}
+		}
+		status := "HTTP/1.1 403 "
+		if label == "read" {
+			status = "HTTP/1.1 200 "
+		}
+		if !strings.Contains(line, status) || !strings.Contains(line, want) {
+			t.Errorf("the raw request %s through the socket answered %q; want %s and %q", label, line, status, want)
+		}
+	}
 	for _, req := range g.api.Requests() {
 		if strings.HasPrefix(req, "POST /api/graphql") {
 			continue // queries; a mutation would have failed the fake's GraphQL
@@ -58,7 +92,7 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 		}
 	}
 	for _, doc := range g.api.GraphQLCalls() {
-		if strings.Contains(doc, "mutation") {
+		if strings.Contains(doc, "mutation") || strings.Contains(doc, "private") {
 			t.Errorf("a GraphQL mutation reached GitHub: %s", doc)
 		}
 	}
@@ -73,8 +107,12 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 		t.Errorf("comments on #1 = %+v; want the agent's, marked", comments)
 	}
 	var refused []map[string]any
-	if err := json.Unmarshal([]byte(out["refused-actions"]), &refused); err != nil || len(refused) != 1 || refused[0]["value"] != "needs-info" {
-		t.Errorf("refused-actions = %s; want needs-info alone", out["refused-actions"])
+	if err := json.Unmarshal([]byte(out["refused-actions"]), &refused); err != nil || len(refused) != 2 || refused[0]["value"] != "needs-info" ||
+		refused[1]["issue"] != 3.0 || !strings.Contains(fmt.Sprint(refused[1]["reason"]), "#3 was not read by this run") {
+		t.Errorf("refused-actions = %s; want needs-info, and the comment on #3, never read", out["refused-actions"])
+	}
+	if got := g.api.Comments(3); len(got) != 0 {
+		t.Errorf("comments on #3 = %+v; want none: the run never read it", got)
 	}
 	if summary := readFile(t, a.summary); !strings.Contains(summary, "### Triage") || !strings.Contains(summary, `**refused**: label "needs-info" is not in allowed-labels`) {
 		t.Errorf("the summary lacks the refusal:\n%s", summary)
@@ -92,6 +130,16 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 	}
 	checkNoToken(t, a, inv)
 }
+
+// rawPerl sends the relay's socket one request made of its arguments (method, path, content
+// type, body) as written, and prints the answer on one line.
+const rawPerl = `use IO::Socket::UNIX;
+my ($method, $path, $type, $body) = @ARGV;
+my $s = IO::Socket::UNIX->new(Peer => $ENV{SANDCASTLE_GITHUB_SOCKET}) or die "connect: $!";
+print $s "$method $path HTTP/1.1\r\nHost: api.github.com\r\nAuthorization: token sandcastle-relay\r\n" .
+	($type ne "" ? "Content-Type: $type\r\n" : "") . "Content-Length: " . length($body) . "\r\nConnection: close\r\n\r\n$body";
+local $/; my $answer = <$s>; $answer =~ s/\r?\n/ /g; print "$answer\n";
+`
 
 // TestDockerReviewOnePerRun is the review workflow on a pull_request event, given only mode:
 // review: the built-in prompt, the agent's output one review, its comments on their lines of

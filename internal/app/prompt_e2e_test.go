@@ -3,6 +3,7 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,5 +132,47 @@ func TestDockerPromptValuesNeverRunAsShell(t *testing.T) {
 	checkHostileIssueRun(t, a, a.run())
 	if left := containersOf(t, a.dir); left != "" {
 		t.Errorf("containers left behind: %s", left)
+	}
+}
+
+// TestDockerPromptWrapperRefused: a prompt file whose command hides a shell behind a program
+// that runs its arguments (issue 19: setarch, ssh-agent) is refused at validation, in the
+// Docker sandbox with the real claude ready to run: exit 2 with the file, line, column, the
+// runner and the shell it hides, and nothing started or left behind: no container, no branch,
+// no line in .git/info/exclude, no request to the model, no file the title's code would create.
+func TestDockerPromptWrapperRefused(t *testing.T) {
+	a := newDockerAction(t) // the model has no step: a request to it fails the test too
+	hostileIssueRun(t, a, "")
+	// The prompt outside .sandcastle/, so that the run is seen to create nothing there.
+	if err := os.RemoveAll(filepath.Join(a.dir, ".sandcastle")); err != nil {
+		t.Fatal(err)
+	}
+	prompt := filepath.Join(a.dir, "prompt.md")
+	writeFile(t, prompt, "Title: !`setarch x86_64 sh -c {{ISSUE_TITLE}}`\n")
+	a.input("prompt-file", "prompt.md")
+	chownTree(t, a.dir, workspaceUID)
+	before := snapshot(t, a.env, a.dir)
+	inv := a.run()
+	if inv.code != exitBadInput {
+		t.Errorf("exit %d, want %d", inv.code, exitBadInput)
+	}
+	// The whole line, % escaped as a workflow command escapes it.
+	want := `::error::input "prompt-file": ` + prompt + ": line 1, column 10: in !`setarch x86_64 sh -c {{ISSUE_TITLE}}`: " +
+		"it uses {{ISSUE_TITLE}}, so it may only be simple commands joined by |, &&, || or ;, but `setarch` runs a " +
+		"program that its arguments name; here it runs `sh`, and `sh` is a shell, which runs its arguments as shell; " +
+		"give a value only as an argument of a plain command, as in printf '%25s\\n' {{ISSUE_TITLE}} or " +
+		"./a-script-of-the-repository {{ISSUE_TITLE}}, and do the rest in a command without placeholders"
+	if !slices.Contains(strings.Split(inv.output(), "\n"), want) {
+		t.Errorf("output lacks the line\n%s", want)
+	}
+	before.check(t, a.env, a.dir, inv)
+	if reqs := a.model.Requests(); len(reqs) > 0 {
+		t.Errorf("the agent asked the model %d times", len(reqs))
+	}
+	if left := containersOf(t, a.dir); left != "" {
+		t.Errorf("containers left behind: %s", left)
+	}
+	if pwned, _ := filepath.Glob(filepath.Join(a.dir, "pwned*")); len(pwned) > 0 {
+		t.Errorf("the title ran as shell: %v exist", pwned)
 	}
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sandcastle-action/sandcastle/internal/hostfs"
 	"github.com/sandcastle-action/sandcastle/internal/relay"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox/docker"
@@ -22,7 +24,7 @@ const reserve = 100
 // the run has one to offer: the inputs ask for it, and there is a token and a repository. It
 // returns the relay, the sandbox's environment with what gh and curl need, and the bind of its
 // directory; a nil relay and env itself when there is none.
-func (s *setup) startRelay(top string, env map[string]string, log *report.Log) (*relay.Relay, map[string]string, []docker.Mount, error) {
+func (s *setup) startRelay(top string, env map[string]string, log *report.Log) (*githubRelay, map[string]string, []docker.Mount, error) {
 	owner, name, _ := strings.Cut(s.gh.repository, "/")
 	if !s.cfg.GitHub.Relay || s.gh.token == "" || name == "" {
 		return nil, env, nil, nil
@@ -37,15 +39,19 @@ func (s *setup) startRelay(top string, env map[string]string, log *report.Log) (
 	}
 	// Beside the run logs: a directory git ignores (see workspace), on the mount the daemon binds
 	// the workspace from, also inside a container Action.
-	logs := filepath.Join(top, ".sandcastle", "logs")
-	if err := os.MkdirAll(logs, 0o755); err != nil {
+	// The agent can reach .sandcastle/ in the checkout (branch-strategy head), so the relay
+	// works in its directory through a descriptor of logs/, opened without following a link.
+	rel := filepath.Join(".sandcastle", "logs")
+	logs, err := hostfs.Dir(top, rel, 0o755)
+	if err != nil {
 		return nil, env, nil, fmt.Errorf("relay: %w", err)
 	}
 	b := make([]byte, 6)
 	rand.Read(b)
-	dir := filepath.Join(logs, "github-relay-"+hex.EncodeToString(b))
+	dir := "github-relay-" + hex.EncodeToString(b)
 	uid, gid := s.docker().User()
-	if err := r.Listen(dir, uid, gid); err != nil {
+	if err := r.Listen(hostfs.Path(logs, dir), uid, gid); err != nil {
+		logs.Close()
 		return nil, env, nil, err
 	}
 	host := "github.com"
@@ -55,5 +61,16 @@ func (s *setup) startRelay(top string, env map[string]string, log *report.Log) (
 	with := maps.Clone(env)
 	maps.Copy(with, relay.Env(host, owner, name))
 	log.Status("GitHub relay: the sandbox reads %s/%s through %s (read-only; the token stays here)", owner, name, relay.Target)
-	return r, with, []docker.Mount{{Source: dir, Target: relay.Target, ReadOnly: true}}, nil
+	return &githubRelay{Relay: r, logs: logs}, with, []docker.Mount{{Source: filepath.Join(top, rel, dir), Target: relay.Target, ReadOnly: true}}, nil
+}
+
+// githubRelay is the relay with the directory its own lies in, which it reaches through that
+// directory's descriptor until it is closed.
+type githubRelay struct {
+	*relay.Relay
+	logs *os.File
+}
+
+func (r *githubRelay) Close() error {
+	return errors.Join(r.Relay.Close(), r.logs.Close())
 }

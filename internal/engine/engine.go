@@ -60,8 +60,9 @@ type Deps struct {
 	// Outputs carries out what a review or triage run's output asks; nil without an API.
 	Outputs Outputs
 	Agent   run.Agent
-	// OpenLog opens the run log for appending, creating its directory.
-	OpenLog func(path string) (io.WriteCloser, error)
+	// OpenLog opens the run log for appending, creating its directory; a path inside the
+	// checkout top never through a link.
+	OpenLog func(top, path string) (io.WriteCloser, error)
 }
 
 // Reporter is the job's log, outputs and summary.
@@ -168,7 +169,8 @@ type engine struct {
 	progress  Progress // nil when the run keeps no comment
 	seen      int64    // the reaction that says the run saw the comment that started it; 0: none
 	mu        sync.Mutex
-	progState report.Progress // what the comment shows while the run goes; mu guards it
+	progState report.Progress       // what the comment shows while the run goes; mu guards it
+	read      func(number int) bool // the issues the sandbox read from GitHub; nil without a container
 }
 
 // reports says whether the run can write on its issue or pull request.

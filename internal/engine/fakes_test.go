@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -80,7 +81,7 @@ func (r *rig) withGitHub(e *event.Event) {
 
 func (r *rig) deps() Deps {
 	d := Deps{Reporter: r.rep, Workspaces: r.ws, Sandboxes: r.sbx, Publisher: r.pub, Agent: claudeCode(r.t),
-		OpenLog: func(path string) (io.WriteCloser, error) {
+		OpenLog: func(_, path string) (io.WriteCloser, error) {
 			if strings.Contains(path, "unwritable") {
 				return nil, os.ErrPermission
 			}
@@ -353,9 +354,12 @@ type fakeContainer struct {
 	guard  *fakeGuard
 	copied bool
 	closed bool
+	read   []int // the issues the sandbox read through the relay
 }
 
 func (c *fakeContainer) Guard() GitGuard { return c.guard }
+
+func (c *fakeContainer) Read(number int) bool { return slices.Contains(c.read, number) }
 
 func (c *fakeContainer) Copied() Copier {
 	if !c.copied {

@@ -63,6 +63,7 @@ func (e *engine) triage(ctx context.Context, o *report.Outcome, log *report.Log)
 		if err != nil {
 			return fmt.Errorf("triage: reading #%d: %w", en.Issue, err)
 		}
+		is.Read = en.Issue == e.p.Event.Number() || e.read != nil && e.read(en.Issue)
 		issues[en.Issue] = is
 	}
 	repo := ""

@@ -32,6 +32,7 @@ type Push struct {
 	Lease    string // for a lease push
 	Recovery string // the branch that takes the commits when Branch moved, or was refused
 	Bundle   string // the file that keeps them when they reach no branch on GitHub
+	Top      string // the checkout, which Bundle lies in
 }
 
 // Pushed is what pushing did.
@@ -66,7 +67,7 @@ func (e *engine) publish(ctx context.Context, o *report.Outcome, ws Workspace, l
 	g := e.p.Config.GitHub
 	r, err := e.d.Publisher.Push(ctx, Push{
 		Branch: o.Branch, Commits: len(o.Commits), Since: o.BaseSHA, Lease: lease,
-		Recovery: e.recoveryBranch(o.Branch), Bundle: e.bundlePath(ws.Top(), o.Branch),
+		Recovery: e.recoveryBranch(o.Branch), Bundle: e.bundlePath(ws.Top(), o.Branch), Top: ws.Top(),
 	})
 	o.Pushed, o.RecoveryBranch = r.Pushed, r.Recovery
 	if r.Pushed && e.offHeadBranch() && e.p.RepoURL != "" {

@@ -86,6 +86,9 @@ type Container interface {
 	// Copied is the sandbox as a Copier when the workspace was copied in rather than mounted;
 	// nil otherwise.
 	Copied() Copier
+	// Read says whether the sandbox was shown the repository's issue or pull request number
+	// from GitHub (through the relay); false for every number without one.
+	Read(number int) bool
 }
 
 // GitGuard puts back what the agent changed in the repository's git directory that decides
@@ -318,7 +321,7 @@ func (e *engine) openLog(ws Workspace) (string, io.WriteCloser, error) {
 	if path == "" {
 		return "", nil, nil
 	}
-	f, err := e.d.OpenLog(path)
+	f, err := e.d.OpenLog(ws.Top(), path)
 	if err != nil {
 		return "", nil, &inputs.RuntimeError{Input: inputs.InputLogFile, Err: err}
 	}
@@ -424,6 +427,9 @@ func (e *engine) sandbox(ctx context.Context, ws Workspace, log *report.Log, hoo
 		}
 	}
 	if cfg.Sandbox != inputs.SandboxDocker {
+		// On the host the agent runs beside the token, with nothing between it and GitHub: no
+		// relay sees what it reads, and keeping a triage to the issues it read would keep nothing.
+		e.read = func(int) bool { return true }
 		return s, nil
 	}
 	c, err := e.d.Sandboxes.Container(ctx, ws.Dir(), ws.Top(), vars, log)
@@ -432,6 +438,7 @@ func (e *engine) sandbox(ctx context.Context, ws Workspace, log *report.Log, hoo
 		return nil, err
 	}
 	s.sb, s.guard = c, c.Guard()
+	e.read = c.Read
 	if copier := c.Copied(); copier != nil {
 		s.synced = ws.Synced(copier)
 		s.repo = s.synced

@@ -30,6 +30,9 @@ type Guard struct {
 	known          map[string]bool
 	worktrees      map[string]bool
 	worktreeConfig bool
+	// modules are the directories under modules/ at Take, each true when it is a submodule's
+	// git directory (and false on the way to one, modules/a of the submodule a/b).
+	modules map[string]bool
 }
 
 // point is one path at rel under base (the common directory or the main working tree): kept
@@ -123,6 +126,10 @@ func Take(ctx context.Context, g git.Repo) (*Guard, error) {
 	if err := gd.addWorktrees(worktreeConfig); err != nil {
 		return nil, err
 	}
+	// modules/ is shut like worktrees/: a git directory the agent made there would be taken up,
+	// hooks and config and all, by a later git submodule update --init on the host.
+	gd.modules = map[string]bool{}
+	gd.points = append(gd.points, point{base: common, rel: "modules", bind: shut, placeholder: fs.ModeDir | 0o755})
 	if err := gd.addModules(ctx, g, "modules"); err != nil {
 		return nil, err
 	}
@@ -209,11 +216,15 @@ func (gd *Guard) addModules(ctx context.Context, g git.Repo, rel string) error {
 		dir := filepath.Join(rel, e.Name())
 		if _, err := os.Stat(filepath.Join(gd.common, dir, "HEAD")); err != nil {
 			// Not a git directory: a submodule named a/b has its under modules/a/b.
+			gd.modules[dir] = false
 			if err := gd.addModules(ctx, g, dir); err != nil {
 				return err
 			}
 			continue
 		}
+		gd.modules[dir] = true
+		// Writable again inside the shut modules/: the agent commits in the submodule.
+		gd.points = append(gd.points, point{base: gd.common, rel: dir, bind: onItself})
 		for _, p := range []point{
 			{rel: "config", bind: readOnly},
 			{rel: "config.worktree"},

@@ -294,6 +294,8 @@ func TestBinds_mounts_kept_paths_and_makes_missing_targets(t *testing.T) {
 		".git/worktrees/wt/commondir ro",
 		".git/worktrees/wt/gitdir ro",
 		".sandcastle/worktrees/wt/.git ro",
+		".git/modules ro",
+		".git/modules/sub rw",
 		".git/modules/sub/config ro",
 		".git/modules/sub/hooks ro",
 		".git/modules/sub/info ro",

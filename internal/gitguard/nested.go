@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
+	"github.com/sandcastle-action/sandcastle/internal/hostfs"
 )
 
 // A repository nested in a working tree has a git directory of its own, which the sandbox can
@@ -253,8 +254,8 @@ func (gd *Guard) addNested(ctx context.Context, g git.Repo, trees []string) erro
 }
 
 // quarantine moves into the common directory's quarantine the repositories nested in the
-// working trees since Take, then what was added to worktrees/ that is no worktree, and says
-// where each went.
+// working trees since Take, then what was added to worktrees/ that is no worktree and what was
+// added to modules/, and says where each went.
 func (gd *Guard) quarantine(ctx context.Context) ([]Change, error) {
 	worktrees, err := gd.git.WorktreeList(ctx)
 	if err != nil {
@@ -264,10 +265,25 @@ func (gd *Guard) quarantine(ctx context.Context) ([]Change, error) {
 	for _, w := range worktrees {
 		listed = append(listed, w.Path)
 	}
+	var q *os.File
+	defer func() {
+		if q != nil {
+			q.Close()
+		}
+	}()
 	var changes []Change
 	var errs []error
-	move := func(path, display string) {
-		to, err := gd.moveAway(path, display)
+	move := func(base, rel string) {
+		display := gd.display(base, rel)
+		if q == nil {
+			var made []Change
+			if q, made, err = gd.openQuarantine(); err != nil {
+				errs = append(errs, err)
+				return
+			}
+			changes = append(changes, made...)
+		}
+		to, err := gd.moveAway(q, base, rel, display)
 		if err != nil {
 			errs = append(errs, err)
 			return
@@ -285,32 +301,90 @@ func (gd *Guard) quarantine(ctx context.Context) ([]Change, error) {
 		}
 		for _, dotgit := range nested {
 			if !gd.known[dotgit] && !gd.linked(dotgit, listed) {
-				move(dotgit, gd.display(filepath.Dir(dotgit), ".git"))
+				rel, _ := filepath.Rel(dir, dotgit)
+				move(dir, rel)
 			}
 		}
 	}
 	strays, err := gd.strays(listed)
 	errs = append(errs, err)
 	for _, dir := range strays {
-		move(dir, gd.display(dir, ""))
+		rel, _ := filepath.Rel(gd.common, dir)
+		move(gd.common, rel)
+	}
+	for _, rel := range gd.strayModules() {
+		move(gd.common, rel)
 	}
 	return changes, errors.Join(errs...)
 }
 
-// moveAway renames path, which people know as display, into the quarantine under a name of its
-// own, and returns where it went.
-func (gd *Guard) moveAway(path, display string) (string, error) {
-	dir := filepath.Join(gd.common, quarantineDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("gitguard: %w", err)
+// strayModules returns what was added under modules/ since Take: a git directory there is one a
+// later git submodule update --init takes up, with whatever hooks and config it has.
+func (gd *Guard) strayModules() []string {
+	var strays []string
+	var walk func(rel string)
+	walk = func(rel string) {
+		entries, _ := os.ReadDir(filepath.Join(gd.common, rel)) // none: nothing was added
+		for _, e := range entries {
+			dir := filepath.Join(rel, e.Name())
+			gitDir, ok := gd.modules[dir]
+			switch {
+			case !ok:
+				strays = append(strays, dir)
+			case gitDir:
+				walk(filepath.Join(dir, "modules"))
+			default:
+				walk(dir)
+			}
+		}
 	}
+	walk("modules")
+	return strays
+}
+
+// openQuarantine opens the quarantine, making it when missing. The agent can write the common
+// directory, so it may have put a link there, to have the host move repositories wherever it
+// names, or a file, to keep them in the working tree: either is removed, said, and replaced
+// with the directory.
+func (gd *Guard) openQuarantine() (*os.File, []Change, error) {
+	q, err := hostfs.Dir(gd.common, quarantineDir, 0o700)
+	var replaced *hostfs.ReplacedError
+	if !errors.As(err, &replaced) {
+		if err != nil {
+			err = fmt.Errorf("gitguard: open the quarantine: %w", err)
+		}
+		return q, nil, err
+	}
+	common, err := hostfs.Dir(gd.common, "", 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gitguard: %w", err)
+	}
+	defer common.Close()
+	if err := hostfs.Remove(common, quarantineDir); err != nil {
+		return nil, nil, fmt.Errorf("gitguard: remove what is in the quarantine's place: %w", err)
+	}
+	change := Change{Path: gd.display(gd.common, quarantineDir), What: "replaced by " + replaced.What + ", which was removed for the quarantine"}
+	if q, err = hostfs.Dir(gd.common, quarantineDir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("gitguard: open the quarantine: %w", err)
+	}
+	return q, []Change{change}, nil
+}
+
+// moveAway renames rel under base, which people know as display, into the quarantine q under a
+// name of its own, and returns where it went. Neither end is reached through a link.
+func (gd *Guard) moveAway(q *os.File, base, rel, display string) (string, error) {
+	from, err := hostfs.Dir(base, filepath.Dir(rel), 0)
+	if err != nil {
+		return "", fmt.Errorf("gitguard: move %s, which the agent made, out of the way: %w", display, err)
+	}
+	defer from.Close()
 	b := make([]byte, 4)
 	rand.Read(b)
 	name := strings.TrimSuffix(display, string(filepath.Separator)+".git")
 	name = strings.ReplaceAll(name, string(filepath.Separator), "_")
-	to := filepath.Join(dir, strings.Trim(name, "_.")+"-"+hex.EncodeToString(b))
-	if err := os.Rename(path, to); err != nil {
+	name = strings.Trim(name, "_.") + "-" + hex.EncodeToString(b)
+	if err := hostfs.Rename(from, filepath.Base(rel), q, name); err != nil {
 		return "", fmt.Errorf("gitguard: move %s, which the agent made, out of the way: %w", display, err)
 	}
-	return gd.display(to, ""), nil
+	return gd.display(filepath.Join(gd.common, quarantineDir, name), ""), nil
 }

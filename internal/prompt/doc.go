@@ -12,8 +12,10 @@
 // (bare, in '...', in "..."), so the shell expands it into exactly the value and never parses
 // it. That is only true where nothing reads the value again, so a command block that uses a
 // placeholder must keep to a plain subset of the shell, stated positively (see shell.go):
-// simple commands joined by |, &&, || and ;, a value only ever an argument, and no program or
-// construct that runs or evaluates what it is given. Anything else is refused by Parse.
+// simple commands joined by |, &&, || and ;, a value only ever an argument, no program or
+// construct that runs or evaluates what it is given, and no word that names such a program,
+// which a program that runs its arguments (setarch, ssh-agent, ...) would run. Anything else is
+// refused by Parse.
 //
 // Expansion runs through an injected Runner, so the package is pure: no I/O, no environment.
 package prompt

@@ -231,13 +231,22 @@ func FuzzCommandValues(f *testing.F) {
 // runs.
 //
 // The commands run for real, so they run where they can do no harm: with PATH holding only a
-// few harmless programs and those that run others (shells, env, xargs, ...), which a command the
-// rule wrongly accepted would need to run a value; and only commands without a / or ~ in them,
-// which keeps every file they name in their working directory.
+// few harmless programs and those that run others (shells, interpreters, env, xargs, setarch,
+// ssh-agent, ...), which a command the rule wrongly accepted would need to run a value; and
+// only commands without a / or ~ in them, which keeps every file they name in their working
+// directory.
+//
+// PATH also holds run-args, which stands for any program the rule does not know that runs its
+// arguments as a command, as setarch and ssh-agent did before they were listed and as a script
+// of the repository may: through it the fuzzer checks the rule's construction, that no shell or
+// interpreter hides behind a runner, whichever it is. It runs anything but the harmful program
+// itself: which program such a runner runs, a value among its arguments included
+// (./a-script {{X}}), is its author's choice, which the rule cannot see.
 func FuzzCommandTemplates(f *testing.F) {
 	for _, r := range refused {
 		before, after, _ := strings.Cut(r.body, "{{X}}")
 		f.Add(before, after)
+		f.Add("run-args "+before, after)
 	}
 	for _, p := range positions {
 		before, after, _ := strings.Cut(strings.ReplaceAll(p.body, "{{B}}", "{{A}}"), "{{A}}")
@@ -247,6 +256,15 @@ func FuzzCommandTemplates(f *testing.F) {
 		{"printf '%s' ", ""}, {"echo ", " | xargs"}, {"env ", ""}, {"printf '%s' ", " | sh"},
 		{"true; ", ""}, {"printf %s x; ", " x"}, {"echo x > ", ""}, {"echo \"", "\""},
 		{"sh -c 'echo \"$1\"' sh ", ""}, {"printf '%s' $", ""}, {"echo ${", "}"}, {"a=", " printf x"},
+		{"setarch x86_64 sh -c ", ""}, {"ssh-agent sh -c ", ""}, {"setarch x86_64 ", ""}, {"ssh-agent ", ""},
+		{"linux32 bash -c ", ""}, {"taskset 1 sh -c ", ""}, {"ionice -c3 sh -c ", ""}, {"chrt -o 0 sh -c ", ""},
+		{"setpriv sh -c ", ""}, {"prlimit --nofile=64 sh -c ", ""}, {"find . -maxdepth 0 -exec sh -c ", " ';'"},
+		{"script -qc ", " log"}, {"strace -o trace sh -c ", ""}, {"run-args sh -c ", ""}, {"run-args ", ""},
+		{"run-args ${UNSET}sh -c ", ""}, {"run-args $UNSET\"sh\" -c ", ""}, {"run-args s\\h -c ", ""},
+		{"run-args \"$0\" -c ", ""}, {"run-args $_ -c ", ""}, {"printf x > sh; run-args s? -c ", ""},
+		{"run-args perl -e ", ""}, {"run-args awk ", ""}, {"run-args git -c 'alias.x=!sh -c' x ", ""},
+		{"run-args --shell=sh -c ", ""}, {"git -c 'alias.x=!eval \"$1\"' x ", ""},
+		{"git config --global alias.x '!eval \"$1\"'; git x ", ""}, {"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!eval \"$1\"' git x ", ""}, {"run-args ", "sh -c 'echo \"$1\"' sh"},
 	} {
 		f.Add(seed[0], seed[1])
 	}
@@ -260,7 +278,12 @@ func FuzzCommandTemplates(f *testing.F) {
 		}
 	}
 	var shells []string
-	for _, name := range []string{"dash", "bash", "sh", "env", "xargs", "timeout", "nice", "nohup", "setsid", "stdbuf", "flock", "cat", "touch", "printf", "echo", "true", "false", "test"} {
+	for _, name := range []string{
+		"dash", "bash", "sh", "env", "xargs", "timeout", "nice", "nohup", "setsid", "stdbuf", "flock",
+		"setarch", "linux32", "linux64", "x86_64", "i386", "ssh-agent", "taskset", "ionice", "chrt",
+		"setpriv", "prlimit", "script", "find", "strace", "perl", "awk", "sed", "git", "tar", "sort", "zip",
+		"cat", "touch", "printf", "echo", "true", "false", "test",
+	} {
 		if p, err := exec.LookPath(name); err == nil {
 			if err := os.Symlink(p, filepath.Join(dirs["bin"], name)); err != nil {
 				f.Fatal(err)
@@ -273,6 +296,10 @@ func FuzzCommandTemplates(f *testing.F) {
 	marker := func(name string) string { return filepath.Join(dirs["markers"], name) }
 	program := "pwn-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	if err := os.WriteFile(filepath.Join(dirs["bin"], program), []byte("#!/bin/sh\n: > "+marker("program")+"\n"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	runArgs := "#!/bin/sh\ncase \"$1\" in " + program + ") exit 0 ;; esac\nexec \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dirs["bin"], "run-args"), []byte(runArgs), 0o755); err != nil {
 		f.Fatal(err)
 	}
 	values := []string{

@@ -27,6 +27,15 @@ import (
 //     false and :. The other builtins evaluate their arguments, name variables with them (bash
 //     evaluates the subscript in a name such as a[$(...)]), or change how the shell runs what
 //     follows (cd changes where a relative program is found).
+//   - Nor does any other word name one: not an argument, an option's value (--shell=bash) or a
+//     variable's; no word holds a command line that starts with !, which git runs as shell (an
+//     alias); and no $0, $_, $SHELL or $BASH, which expand to the shell's own name. Any program may run its arguments as a command (setarch, ssh-agent, a
+//     script of the repository), and no list of such programs is complete; but to hide a shell
+//     or an interpreter a command must name it, so refusing every word that does holds whatever
+//     runs it. A known runner is refused as the program as well, as its arguments may name the
+//     program it runs (setarch x86_64 {{V}}).
+//   - No program is given a command to run by an option or a word for one (git rebase --exec,
+//     git submodule foreach, tar --to-command, rsync -e), wherever the program stands.
 //   - Nothing in it is a construct that runs a command, evaluates or is read differently by
 //     dash and bash: no $(...), (...), compound commands, $((...)), $[...], ${...} other than
 //     ${NAME}, $'...', unquoted braces, comments, background jobs (&) or here-documents; no
@@ -111,16 +120,51 @@ var (
 	// names included: python3.12, perl5.36); wrappers run a program their arguments name.
 	shellRE = regexp.MustCompile(`^(sh|bash|rbash|dash|ash|ksh|ksh93|mksh|pdksh|oksh|loksh|zsh|` +
 		`yash|posh|fish|csh|tcsh|busybox|toybox)[0-9.]*$`)
+	// The databases' shells among them run commands too (sqlite3's .shell, psql's \!).
 	interpreterRE = regexp.MustCompile(`^(awk|gawk|mawk|nawk|sed|gsed|perl|python|pypy|ruby|irb|` +
 		`node|nodejs|deno|bun|php|lua|luajit|tclsh|wish|expect|Rscript|R|julia|guile|racket|ocaml|` +
-		`ghci|runghc|groovy|jshell|osascript|m4|dc|bc|vim|vi|nvim|emacs|ed|ex|gdb|lldb)[0-9.]*$`)
+		`ghci|runghc|groovy|jshell|osascript|m4|dc|bc|vim|vi|nvim|emacs|ed|ex|gdb|lldb|pwsh|` +
+		`powershell|elixir|iex|erl|escript|swipl|sbcl|clisp|scheme|gforth|java|kotlin|scala|` +
+		`sqlite|psql|mysql|mariadb|duckdb|gnuplot)[0-9.]*$`)
 	wrappers = []string{
 		"env", "nohup", "timeout", "nice", "ionice", "stdbuf", "setsid", "sudo", "su", "doas",
 		"runuser", "setpriv", "chroot", "flock", "xargs", "parallel", "watch", "strace", "ltrace",
 		"valgrind", "unshare", "nsenter", "chrt", "taskset", "prlimit", "numactl", "systemd-run",
 		"script", "fakeroot", "firejail", "bwrap", "ssh", "rsh", "find", "make", "gmake", "npx", "npm",
 		"pnpm", "pnpx", "yarn", "bunx", "uvx", "uv", "pipx", "poetry", "docker", "podman", "kubectl",
+		"time", "ssh-agent", "dbus-run-session", "dbus-launch", "xvfb-run", "unbuffer", "faketime",
+		"eatmydata", "proot", "torsocks", "proxychains", "proxychains4", "sg", "newgrp", "pkexec",
+		"capsh", "chpst", "cgexec", "schroot", "systemd-nspawn", "entr", "watchexec", "run-parts",
+		"catchsegv", "chronic", "ccache", "distcc", "sem", "hyperfine", "perf", "tmux", "screen",
+		"runcon", "sshpass", "rlwrap", "nocache", "trickle", "cpulimit", "daemonize",
+		"start-stop-daemon", "flatpak-spawn", "nix-shell", "nix", "direnv", "mise", "vipe",
 	}
+	// archRE names setarch under the names it is also installed as, one for each architecture.
+	archRE = regexp.MustCompile(`^(setarch|linux32|linux64|uname26|i[3-6]86|x86_64|athlon|ia64|` +
+		`ppc|ppc32|ppc64.*|sparc|sparc32.*|sparc64|s390|s390x|mips|mips32|mips64|parisc|parisc32|` +
+		`parisc64|alpha.*|arm|armv[0-9].*|armh|aarch64.*|arm64|riscv64|loongarch64|m68k)$`)
+	// commandOptions are, for programs and git's commands, the options and words that give
+	// them a command they run, most of them as shell: "" when all of its options may
+	// (filter-branch's filters).
+	commandOptions = map[string][]string{
+		"git submodule": {"foreach"}, "git bisect": {"run"}, "git rebase": {"-x", "--exec"},
+		"git grep": {"-O", "--open-files-in-pager"}, "git difftool": {"-x", "--extcmd"},
+		"git filter-branch": {""}, "git fetch": {"--upload-pack"}, "git pull": {"--upload-pack"},
+		"git clone": {"-u", "--upload-pack"}, "git ls-remote": {"--upload-pack"},
+		"git fetch-pack": {"--upload-pack", "--exec"}, "git push": {"--receive-pack", "--exec"},
+		"git send-pack": {"--receive-pack", "--exec"}, "git archive": {"--exec"},
+		"tar": tarCommands, "gtar": tarCommands, "bsdtar": {"--use-compress-program"},
+		"sort": {"--compress-program"}, "zip": {"-TT", "--unzip-command"},
+		"rsync": {"-e", "--rsh", "--rsync-path"}, "scp": {"-S", "-o"}, "sftp": {"-S", "-o"},
+	}
+	tarCommands = []string{"-I", "--use-compress-program", "--to-command", "--checkpoint-action",
+		"-F", "--info-script", "--new-volume-script", "--rsh-command"}
+	// gitValueOptions are git's own options that take the next word as their value.
+	gitValueOptions = []string{"-c", "-C", "--git-dir", "--work-tree", "--namespace"}
+	// expansionRE is a parameter as the scanner lets one be written.
+	expansionRE = regexp.MustCompile(`\$(\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])`)
+	// shellNames are the parameters that expand to the name of the shell running the command.
+	shellNames = []string{"0", "_", "SHELL", "BASH", "BASH_ARGV0"}
 	// plainRE is how a program must be written: no quotes, expansions or patterns.
 	plainRE = regexp.MustCompile(`^[A-Za-z0-9_./+:@-]+$`)
 	// assignmentRE is a word that assigns a variable before the program.
@@ -347,7 +391,7 @@ func (l *lexer) dollar(i int, q quoting) (int, *shellError) {
 		if end < 0 || !paramRE.MatchString(rest[1:end]) {
 			return 0, construct(i, "${...} holds more than a name, and bash evaluates what it holds (subscripts, ${!name}, defaults)")
 		}
-		return end + 2, nil
+		return end + 2, namesShell(i, rest[1:end], body[i:j+end+1])
 	case q == bare && (c == '\'' || c == '"'):
 		return 0, construct(i, fmt.Sprintf("$%c...%c quoting is bash's, and dash reads it otherwise", c, c))
 	case c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z':
@@ -355,11 +399,20 @@ func (l *lexer) dollar(i int, q quoting) (int, *shellError) {
 		for j+n < len(body) && (body[j+n] == '_' || 'A' <= body[j+n] && body[j+n] <= 'Z' || 'a' <= body[j+n] && body[j+n] <= 'z' || '0' <= body[j+n] && body[j+n] <= '9') {
 			n++
 		}
-		return 1 + n, nil
+		return 1 + n, namesShell(i, body[j:j+n], body[i:j+n])
 	case '0' <= c && c <= '9' || strings.IndexByte("@*#?$!-", c) >= 0:
-		return 2, nil
+		return 2, namesShell(i, body[j:j+1], body[i:j+1])
 	}
 	return 1, nil
+}
+
+// namesShell refuses the parameter name, written as written at offset at, when it expands to
+// the name of the shell that runs the command, which a program given it may run.
+func namesShell(at int, name, written string) *shellError {
+	if !slices.Contains(shellNames, name) {
+		return nil
+	}
+	return construct(at, written+" expands to the name of a shell, which a program that runs its arguments (setarch, ssh-agent, ...) would run")
 }
 
 // check reads the tokens as commands joined by operators and checks each command.
@@ -404,30 +457,47 @@ func checkCommand(cmd []token) *shellError {
 				return construct(t.at, "its "+t.text+" has no file")
 			}
 			i++
-			if target := cmd[i]; len(target.keys) > 0 {
+			target := cmd[i]
+			if len(target.keys) > 0 {
 				return &shellError{at: target.keyAt, msg: "{{" + target.keys[0] + "}} is the file of a redirection, so its value would name the file to read or write"}
+			}
+			if name, how := runnerIn(target.text); how != "" {
+				return construct(target.at, fmt.Sprintf("its %s makes a file `%s`, which a pattern given to a program that runs its arguments could name, and `%s` %s", t.text, unquote(target.text), name, how))
 			}
 		case program == "" && assignmentRE.MatchString(t.text):
 			if key != "" {
 				return &shellError{at: t.keyAt, msg: key + " is assigned to a variable, where bash may evaluate it (declare -i, OPTIND, RANDOM, ...)"}
+			}
+			if name, how := runnerIn(t.text); how != "" {
+				return construct(t.at, fmt.Sprintf("`%s` gives a variable `%s`, which a program that runs its arguments (setarch, ssh-agent, ...) could be given, and `%s` %s", unquote(t.text), name, name, how))
 			}
 		case program == "":
 			if key != "" {
 				return &shellError{at: t.keyAt, msg: key + " stands where a command's name goes, so its value would name the program to run"}
 			}
 			if msg := refusedProgram(t.text); msg != "" {
-				return construct(t.at, msg)
+				return construct(t.at, msg+hidden(t.text, cmd[i+1:]))
 			}
-			program = path.Base(t.text)
+			program = t.text
 		default:
+			if name, how := runnerIn(t.text); how != "" {
+				return construct(t.at, fmt.Sprintf("`%s` could run its argument `%s`, as setarch or ssh-agent run theirs, and `%s` %s", program, unquote(t.text), name, how))
+			}
 			args++
-			if program == "printf" && args == 1 {
+			if path.Base(program) == "printf" && args == 1 {
 				if key != "" {
 					return &shellError{at: t.keyAt, msg: key + " is the format of printf, which reads % and \\ in it (and bash's printf -v names a variable); give printf a fixed format first"}
 				}
 				if strings.HasPrefix(unquote(t.text), "-") {
 					return construct(t.at, "printf's first argument, "+t.text+", is an option, not its format (bash's printf -v names a variable)")
 				}
+			}
+		}
+		// Some programs run a command an option gives them, as the program or as another
+		// runner's.
+		if t.kind == word {
+			if err := commandOption(path.Base(unquote(t.text)), cmd[i+1:]); err != nil {
+				return err
 			}
 		}
 	}
@@ -449,14 +519,106 @@ func refusedProgram(word string) string {
 		return "`" + word + "` starts or ends a compound command"
 	case slices.Contains(builtins, name) && !slices.Contains(plainBuiltins, name):
 		return "`" + word + "` is a shell builtin that evaluates or names variables or changes how the shell runs (only " + strings.Join(plainBuiltins, ", ") + " are plain)"
-	case shellRE.MatchString(name):
-		return "`" + word + "` is a shell, which runs its arguments as shell"
-	case interpreterRE.MatchString(name):
-		return "`" + word + "` runs code that its arguments give"
-	case slices.Contains(wrappers, name):
-		return "`" + word + "` runs a program that its arguments name"
+	case runs(name) != "":
+		return "`" + word + "` " + runs(name)
 	case !plainRE.MatchString(word):
 		return "its program, " + word + ", is not a plain word (letters, digits and _ . / + : @ -)"
 	}
 	return ""
+}
+
+// runs says how the program called name runs what its arguments give; "" when it is not
+// known to.
+func runs(name string) string {
+	switch {
+	case shellRE.MatchString(name):
+		return "is a shell, which runs its arguments as shell"
+	case interpreterRE.MatchString(name):
+		return "runs code that its arguments give"
+	case runsOthers(name):
+		return "runs a program that its arguments name"
+	}
+	return ""
+}
+
+// runsOthers reports whether the program called name runs the program its arguments name.
+func runsOthers(name string) bool {
+	return slices.Contains(wrappers, name) || archRE.MatchString(name)
+}
+
+// runnerIn returns the program a word names that runs what its arguments give, and how, when
+// it names one, read as the shell will have read the word, with its parameters and
+// placeholders empty (${UNSET}sh is sh): the word itself, or what follows an = in it (an
+// option's value, a variable's), each alone or as the start of a command line with options
+// ('sh -c', 'python3 -c'); or a command line that starts with !, which git runs as shell (an
+// alias given by -c, git config or GIT_CONFIG_VALUE_0), whatever programs it names. Prose that
+// starts with such a name ("find the bug: {{V}}") names nothing.
+func runnerIn(word string) (name, how string) {
+	text := unquote(expansionRE.ReplaceAllString(placeholderRE.ReplaceAllString(word, ""), ""))
+	candidates := []string{text}
+	for i := strings.IndexByte(text, '='); i >= 0; i = strings.IndexByte(text, '=') {
+		text = text[i+1:]
+		candidates = append(candidates, text)
+	}
+	for _, c := range candidates {
+		fields := strings.Fields(c)
+		switch {
+		case len(fields) == 0:
+		case strings.HasPrefix(c, "!"):
+			return fields[0], "starts a command line that git runs as shell"
+		case len(fields) == 1 || strings.HasPrefix(fields[1], "-"):
+			if how := runs(path.Base(fields[0])); how != "" {
+				return path.Base(fields[0]), how
+			}
+		}
+	}
+	return "", ""
+}
+
+// commandOption refuses the arguments of the program called name when they give it a command
+// to run, through its options or words for one (tar's --to-command, git rebase's --exec).
+func commandOption(name string, args []token) *shellError {
+	key := name
+	for i := 0; i < len(args) && args[i].kind == word; i++ {
+		w := unquote(args[i].text)
+		switch {
+		case key == "git" && slices.Contains(gitValueOptions, w):
+			i++
+		case key == "git" && strings.HasPrefix(w, "-"):
+		case key == "git":
+			key += " " + w
+			if slices.Contains(commandOptions[key], "") {
+				return construct(args[i].at, "`"+key+"` runs the commands that its filters give")
+			}
+		default:
+			for _, opt := range commandOptions[key] {
+				if w == opt || strings.HasPrefix(w, opt+"=") || len(opt) == 2 && strings.HasPrefix(w, opt) {
+					return construct(args[i].at, "`"+key+"` runs the command that its "+opt+" gives")
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// hidden names what the arguments of program, a refused one that is neither a shell nor an
+// interpreter, would have it run: the first shell or interpreter among them, else the first
+// program that runs others; "" when they name none.
+func hidden(program string, args []token) string {
+	if base := path.Base(program); shellRE.MatchString(base) || interpreterRE.MatchString(base) {
+		return ""
+	}
+	first := ""
+	for _, a := range args {
+		if name, how := runnerIn(a.text); a.kind == word && how != "" {
+			clause := fmt.Sprintf("; here it runs `%s`, and `%s` %s", unquote(a.text), name, how)
+			if !runsOthers(name) {
+				return clause
+			}
+			if first == "" {
+				first = clause
+			}
+		}
+	}
+	return first
 }

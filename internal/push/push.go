@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
+	"github.com/sandcastle-action/sandcastle/internal/hostfs"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 )
 
@@ -54,6 +53,9 @@ type Options struct {
 	// server refused them everywhere, the token was refused, the network failed), so that they
 	// outlive a runner that is about to vanish. "" means they stay on the local branch only.
 	Bundle string
+	// BundleTop is the checkout: a Bundle inside it is written without following a link, since
+	// the agent may have replaced a directory on the way with one.
+	BundleTop string
 	// Since is a commit the remote has, where the commits start (the run's base); the bundle
 	// then holds only what came after it. "" bundles the whole history.
 	Since string
@@ -215,19 +217,22 @@ func (o Options) publish(ctx context.Context, src git.Repo, creds credentials, r
 func (o Options) keep(ctx context.Context, src git.Repo, sha string, pushErr error) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, pushTimeout)
 	defer cancel()
-	if err := writeBundle(ctx, src, o.Bundle, o.Branch, sha, o.Since); err != nil {
+	if err := writeBundle(ctx, src, o.BundleTop, o.Bundle, o.Branch, sha, o.Since); err != nil {
 		return "", fmt.Errorf("%w; keeping them in a bundle failed too: %v", pushErr, err)
 	}
 	return o.Bundle, &KeptError{Err: pushErr, Bundle: o.Bundle, Branch: o.Branch}
 }
 
-// writeBundle writes a git bundle of branch at sha, without what since already has, to path.
-// The branch is bundled by name from a scratch ref, so `git fetch <bundle> <branch>` gets it
-// whatever the repository's branch has become.
-func writeBundle(ctx context.Context, src git.Repo, path, branch, sha, since string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// writeBundle writes a git bundle of branch at sha, without what since already has, to path,
+// reached from top without following a link (see hostfs.Beneath). The branch is bundled by name
+// from a scratch ref, so `git fetch <bundle> <branch>` gets it whatever the repository's branch
+// has become.
+func writeBundle(ctx context.Context, src git.Repo, top, path, branch, sha, since string) error {
+	dir, name, err := hostfs.Beneath(top, path, 0o755)
+	if err != nil {
 		return err
 	}
+	defer dir.Close()
 	s, err := newScratch(ctx, src, src.Env, src.Config)
 	if err != nil {
 		return err
@@ -237,7 +242,8 @@ func writeBundle(ctx context.Context, src git.Repo, path, branch, sha, since str
 	if _, err := s.git.Run(ctx, "update-ref", ref, sha); err != nil {
 		return err
 	}
-	args := []string{"bundle", "create", "--quiet", path, ref}
+	// git writes through the directory's descriptor: whatever its path leads to now.
+	args := []string{"bundle", "create", "--quiet", hostfs.Path(dir, name), ref}
 	if since != "" && since != sha {
 		args = append(args, "^"+since)
 	}

@@ -1096,3 +1096,36 @@ func TestFetchPull_brings_a_forks_head_into_a_shallow_checkout(t *testing.T) {
 		t.Errorf("FetchPull without a token: %v", err)
 	}
 }
+
+// TestPush_bundle_never_written_through_a_link: the agent can replace .sandcastle/logs in the
+// checkout with a link; the bundle is then not written, nothing lands where the link leads, and
+// the error says why. A real directory is written as before, through its descriptor.
+func TestPush_bundle_never_written_through_a_link(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	o := f.options(inputs.PushAuto)
+	o.Token = readOnlyToken
+	top, outside := t.TempDir(), t.TempDir()
+	logs := filepath.Join(top, ".sandcastle", "logs")
+	if err := os.MkdirAll(filepath.Dir(logs), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, logs); err != nil {
+		t.Fatal(err)
+	}
+	o.Bundle, o.BundleTop = filepath.Join(logs, "agent.bundle"), top
+	res, err := push.Push(t.Context(), o)
+	if res.Bundle != "" || err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Errorf("Result = %+v, err = %v; want no bundle, and why", res, err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+		t.Errorf("wrote %v where the link leads", entries)
+	}
+	if err := os.Remove(logs); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ = push.Push(t.Context(), o); res.Bundle != o.Bundle {
+		t.Fatalf("Result.Bundle = %q, want %s", res.Bundle, o.Bundle)
+	}
+	f.git(f.dir, "bundle", "verify", "--quiet", o.Bundle)
+}

@@ -3,7 +3,6 @@ package relay
 import (
 	"encoding/json"
 	"errors"
-	"net/url"
 	"strings"
 	"testing"
 )
@@ -54,11 +53,23 @@ func TestPolicy(t *testing.T) {
 		{name: "encoded slash", method: "GET", path: "/repos/octo%2Frepo/issues", why: "encoded /"},
 		{name: "encoded dots", method: "GET", path: "/repos/octo/repo/%2e%2e/%2e%2e/other/x", why: ".. segment"},
 		{name: "double slash", method: "GET", path: "/repos/octo/repo//issues", why: "empty"},
-		{name: "secrets", method: "GET", path: "/repos/octo/repo/actions/secrets", why: "secrets"},
-		{name: "variables", method: "GET", path: "/repos/octo/repo/actions/variables", why: "variables"},
-		{name: "environment secrets", method: "GET", path: "/repos/octo/repo/environments/prod/secrets", why: "secrets"},
-		{name: "hooks", method: "GET", path: "/repos/octo/repo/hooks", why: "hooks"},
-		{name: "deploy keys", method: "GET", path: "/repos/octo/repo/keys", why: "keys"},
+		{name: "secrets", method: "GET", path: "/repos/octo/repo/actions/secrets", why: "allow-list"},
+		{name: "variables", method: "GET", path: "/repos/octo/repo/actions/variables", why: "allow-list"},
+		{name: "environment secrets", method: "GET", path: "/repos/octo/repo/environments/prod/secrets", why: "allow-list"},
+		{name: "hooks", method: "GET", path: "/repos/octo/repo/hooks", why: "allow-list"},
+		{name: "deploy keys", method: "GET", path: "/repos/octo/repo/keys", why: "allow-list"},
+		{name: "organization secrets", method: "GET", path: "/repos/octo/repo/actions/organization-secrets", why: "/repos/octo/repo/actions/organization-secrets is not on the relay's allow-list"},
+		{name: "organization variables", method: "GET", path: "/repos/octo/repo/actions/organization-variables", why: "allow-list"},
+		{name: "workflow logs", method: "GET", path: "/repos/octo/repo/actions/runs/1/logs", why: "allow-list"},
+		{name: "branch protection", method: "GET", path: "/repos/octo/repo/branches/main/protection", why: "allow-list"},
+		{name: "a resource in another case", method: "GET", path: "/repos/octo/repo/Issues", why: "allow-list"},
+		{name: "an issue by a name", method: "GET", path: "/repos/octo/repo/issues/x", why: "allow-list"},
+		{name: "a file", method: "GET", path: "/repos/octo/repo/contents/docs/a%20b.md", query: "ref=main", want: "/repos/octo/repo/contents/docs/a b.md"},
+		{name: "a run's jobs", method: "GET", path: "/repos/octo/repo/actions/runs/12/jobs", want: "/repos/octo/repo/actions/runs/12/jobs"},
+		{name: "compare", method: "GET", path: "/repos/octo/repo/compare/main...feature/x", want: "/repos/octo/repo/compare/main...feature/x"},
+		{name: "a parameter twice", method: "GET", path: "/repos/octo/repo/issues", query: "state=open&state=closed", why: `"state" is given more than once`},
+		{name: "a parameter in brackets", method: "GET", path: "/repos/octo/repo/issues", query: "labels[]=bug", why: "no name GitHub's API takes"},
+		{name: "a read with a body", method: "GET", path: "/repos/octo/repo/issues", body: []byte("x"), why: "no body"},
 		{name: "search unscoped", method: "GET", path: "/search/issues", query: "q=is:open", why: "exactly one"},
 		{name: "search another repo too", method: "GET", path: "/search/issues", query: "q=repo:octo/repo+repo:other/x", why: "only repo:octo/repo"},
 		{name: "search or", method: "GET", path: "/search/code", query: "q=repo:octo/repo+OR+org:other", why: "only repo:octo/repo"},
@@ -90,14 +101,15 @@ func TestPolicy(t *testing.T) {
 		{name: "not json", method: "POST", path: "/graphql", body: []byte(`query { viewer { login } }`), why: "not a GraphQL request"},
 		{name: "batch", method: "POST", path: "/graphql", body: []byte(`[{"query": "{ __typename }"}]`), why: "not a GraphQL request"},
 		{name: "empty", method: "POST", path: "/graphql", body: gql(``, nil), why: "no operation"},
+		{name: "query and Query", method: "POST", path: "/graphql", body: []byte(`{"query":"mutation { x }","Query":"{ __typename }"}`), why: `"Query" is given twice`},
+		{name: "unknown key", method: "POST", path: "/graphql", body: []byte(`{"query":"{ __typename }","extensions":{}}`), why: `"extensions" is none of these`},
+		{name: "trailing", method: "POST", path: "/graphql", body: []byte(`{"query":"{ __typename }"} {"query":"mutation { x }"}`), why: "more follows"},
+		{name: "graphql parameters", method: "POST", path: "/graphql", query: "query=mutation", body: gql(`{ __typename }`, nil), why: "no query parameters"},
 		{name: "get graphql", method: "GET", path: "/graphql", query: "query=%7B__typename%7D", why: "takes POST"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q, err := url.ParseQuery(tc.query)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, got, err := policy.Check(Request{Method: tc.method, Path: tc.path, Query: q, Body: tc.body})
+			c, err := policy.Check(Request{Method: tc.method, Path: tc.path, RawQuery: tc.query, Body: tc.body})
+			got := c.Path
 			if tc.want != "" {
 				if err != nil || got != tc.want {
 					t.Fatalf("Check = %q, %v; want %q passed", got, err, tc.want)
@@ -112,5 +124,16 @@ func TestPolicy(t *testing.T) {
 				t.Errorf("refusal %q does not say %q", r.Error(), tc.why)
 			}
 		})
+	}
+}
+
+// TestPolicyGraphQLContentType: a GraphQL body is JSON, said so or not said; a form is refused.
+func TestPolicyGraphQLContentType(t *testing.T) {
+	for ct, ok := range map[string]bool{"": true, "application/json": true, "application/json; charset=utf-8": true,
+		"application/x-www-form-urlencoded": false, "text/plain": false, "multipart/form-data; boundary=x": false} {
+		_, err := policy.Check(Request{Method: "POST", Path: "/graphql", ContentType: ct, Body: gql(`{ __typename }`, nil)})
+		if (err == nil) != ok {
+			t.Errorf("Content-Type %q: %v; want passed %v", ct, err, ok)
+		}
 	}
 }

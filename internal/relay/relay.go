@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -55,12 +56,14 @@ type Options struct {
 // Relay is the read-only GitHub API for the sandbox.
 type Relay struct {
 	o        Options
-	graphQL  string
+	api      *url.URL // o.APIURL
+	graphQL  *url.URL
 	mu       sync.Mutex
 	used     int
 	remain   int // GitHub's last X-RateLimit-Remaining; -1 unknown
 	refused  []string
-	ids      map[string]bool // issues and pull requests the sandbox was shown; see learn
+	ids      map[string]bool // issues and pull requests the sandbox was shown, by node id; see learn
+	read     map[int]bool    // and by number
 	listener net.Listener
 	server   *http.Server
 	dir      string
@@ -85,15 +88,23 @@ func New(o Options) (*Relay, error) {
 	client := *o.Client
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	o.Client = &client
-	r := &Relay{o: o, graphQL: o.GraphQLURL, remain: -1}
-	if r.graphQL == "" {
+	graphQL := o.GraphQLURL
+	if graphQL == "" {
 		if root, ok := strings.CutSuffix(o.APIURL, "/api/v3"); ok {
-			r.graphQL = root + "/api/graphql"
+			graphQL = root + "/api/graphql"
 		} else {
-			r.graphQL = o.APIURL + "/graphql"
+			graphQL = o.APIURL + "/graphql"
 		}
 	}
-	return r, nil
+	api, err := url.Parse(o.APIURL)
+	if err != nil {
+		return nil, fmt.Errorf("relay: the API's URL: %w", err)
+	}
+	gql, err := url.Parse(graphQL)
+	if err != nil {
+		return nil, fmt.Errorf("relay: the GraphQL URL: %w", err)
+	}
+	return &Relay{o: o, api: api, graphQL: gql, remain: -1}, nil
 }
 
 // Refused are the requests refused so far, one line each.
@@ -195,9 +206,11 @@ func (r *Relay) Close() error {
 // the socket and the API's URL to give curl --unix-socket. host is GitHub's (github.com, or a
 // GitHub Enterprise Server's host).
 func Env(host, owner, name string) map[string]string {
-	api := "https://" + host + "/api/v3"
+	// http: the socket speaks plain HTTP, which curl --unix-socket takes from the URL's scheme
+	// (gh, dialling its http_unix_socket, ignores it).
+	api := "http://" + host + "/api/v3"
 	if host == "github.com" {
-		api = "https://api.github.com"
+		api = "http://api.github.com"
 	}
 	return map[string]string{
 		"GH_HOST":                  host,
@@ -212,8 +225,9 @@ func Env(host, owner, name string) map[string]string {
 	}
 }
 
-// forwarded are the request headers that reach GitHub; Authorization is the relay's own.
-var forwarded = []string{"Accept", "Content-Type", "If-None-Match", "If-Modified-Since", "X-Github-Api-Version", "Graphql-Features", "Time-Zone", "User-Agent"}
+// forwarded are the request headers that reach GitHub; Authorization is the relay's own, and
+// Content-Type too: a GraphQL body is the relay's JSON, a read has none.
+var forwarded = []string{"Accept", "If-None-Match", "If-Modified-Since", "X-Github-Api-Version", "Graphql-Features", "Time-Zone", "User-Agent"}
 
 func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody+1))
@@ -223,7 +237,8 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	policy := r.o.Policy
 	policy.Known = r.known
-	kind, path, err := policy.Check(Request{Method: req.Method, Path: req.URL.EscapedPath(), Query: req.URL.Query(), Body: body})
+	checked, err := policy.Check(Request{Method: req.Method, Path: req.URL.EscapedPath(), RawQuery: req.URL.RawQuery,
+		ContentType: req.Header.Get("Content-Type"), Body: body})
 	var refusal *Refusal
 	if errors.As(err, &refusal) {
 		r.refuse(w, http.StatusForbidden, refusal)
@@ -233,14 +248,15 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.refuse(w, http.StatusTooManyRequests, &Refusal{Method: req.Method, Path: req.URL.EscapedPath(), Reason: why})
 		return
 	}
-	target := r.o.APIURL + path
-	if kind == GraphQL {
-		target = r.graphQL
+	// The request upstream is made of what the policy checked alone: its path, escaped anew,
+	// its parameters, its GraphQL body; nothing of the sandbox's request goes as it came.
+	target := *r.api
+	target.Path += checked.Path
+	target.RawQuery = checked.Query.Encode()
+	if checked.Kind == GraphQL {
+		target = *r.graphQL
 	}
-	if req.URL.RawQuery != "" && kind == REST {
-		target += "?" + req.URL.RawQuery
-	}
-	up, err := http.NewRequestWithContext(req.Context(), req.Method, target, bytes.NewReader(body))
+	up, err := http.NewRequestWithContext(req.Context(), req.Method, target.String(), bytes.NewReader(checked.Body))
 	if err != nil {
 		http.Error(w, "relay: "+err.Error(), http.StatusBadGateway)
 		return
@@ -249,6 +265,9 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		if v := req.Header.Values(h); len(v) > 0 {
 			up.Header[h] = v
 		}
+	}
+	if checked.Kind == GraphQL {
+		up.Header.Set("Content-Type", "application/json")
 	}
 	up.Header.Set("Authorization", "Bearer "+r.o.Token)
 	resp, err := r.o.Client.Do(up)
@@ -268,14 +287,12 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 		w.Header()[k] = v
 	}
-	if kind != GraphQL {
-		w.WriteHeader(resp.StatusCode)
-		_, _ = io.Copy(w, resp.Body)
-		return
-	}
-	// The issues and pull requests a query found may be read again by their id.
+	// What the sandbox read of the repository's issues and pull requests: a triage acts on
+	// those alone, and gh reads an issue's comments again by its node id.
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	r.learn(answer)
+	if resp.StatusCode/100 == 2 {
+		r.learn(checked, answer)
+	}
 	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write(answer)
 	if err == nil {
@@ -290,35 +307,98 @@ const (
 	maxKnown  = 10000
 )
 
-// learn keeps the ids of the issues and pull requests in a GraphQL answer about the repository:
-// gh reads an issue's comments again through node(id).
-func (r *Relay) learn(answer []byte) {
-	var v any
-	if json.Unmarshal(answer, &v) != nil {
-		return
-	}
+// learn keeps the issues and pull requests of the repository an answer showed the sandbox: by
+// number, for the triage, which acts only on what the run read; and by node id from GraphQL,
+// since gh reads an issue's comments again through node(id). An issue is read when its own path
+// was (issues/7, pulls/7/files), when an answer holds an object whose url names it (REST's
+// issues and searches), or, in GraphQL, an object with a number that is an issue by its id, its
+// url, or where it stands (issue, pullRequest, and the nodes of issues, pullRequests, search).
+func (r *Relay) learn(c Checked, answer []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.ids == nil {
-		r.ids = map[string]bool{}
+		r.ids, r.read = map[string]bool{}, map[int]bool{}
 	}
-	var walk func(v any)
-	walk = func(v any) {
+	see := func(n int) {
+		if n > 0 && len(r.read) < maxKnown {
+			r.read[n] = true
+		}
+	}
+	if segs := strings.Split(c.Path, "/"); c.Kind == REST && len(segs) >= 6 && (segs[4] == "issues" || segs[4] == "pulls") {
+		n, _ := strconv.Atoi(segs[5])
+		see(n)
+	}
+	var v any
+	d := json.NewDecoder(bytes.NewReader(answer))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return
+	}
+	var walk func(v any, role string)
+	walk = func(v any, role string) {
 		switch v := v.(type) {
 		case map[string]any:
-			if id, ok := v["id"].(string); ok && issueID(id) && len(r.ids) < maxKnown {
+			id, _ := v["id"].(string)
+			if c.Kind == GraphQL && issueID(id) && len(r.ids) < maxKnown {
 				r.ids[id] = true
 			}
-			for _, c := range v {
-				walk(c)
+			for _, k := range []string{"url", "issue_url", "pull_request_url"} {
+				if u, ok := v[k].(string); ok {
+					see(r.issueOf(u))
+				}
+			}
+			num, _ := v["number"].(json.Number)
+			if n, err := num.Int64(); c.Kind == GraphQL && err == nil && (role == "issue" || issueID(id)) {
+				see(int(n))
+			}
+			for k, child := range v {
+				walk(child, childRole(role, k))
 			}
 		case []any:
-			for _, c := range v {
-				walk(c)
+			for _, child := range v {
+				walk(child, role)
 			}
 		}
 	}
-	walk(v)
+	walk(v, "")
+}
+
+// childRole is what the value of a GraphQL answer's field k holds, within one that holds role:
+// "issue", "issues" (a connection of them), "edge" (its edges), or "".
+func childRole(role, k string) string {
+	switch {
+	case k == "issue" || k == "pullRequest" || k == "issueOrPullRequest":
+		return "issue"
+	case k == "issues" || k == "pullRequests" || k == "search":
+		return "issues"
+	case role == "issues" && k == "nodes", role == "edge" && k == "node":
+		return "issue"
+	case role == "issues" && k == "edges":
+		return "edge"
+	}
+	return ""
+}
+
+// issueOf is the number of the repository's issue or pull request a URL of GitHub names (the
+// API's /repos/OWNER/NAME/issues/7, pulls/7, or the web's OWNER/NAME/issues/7, pull/7); 0 for
+// any other.
+func (r *Relay) issueOf(u string) int {
+	m := issueURL.FindStringSubmatch(u)
+	if m == nil || !r.o.Policy.ours(m[1], m[2]) {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[3])
+	return n
+}
+
+// issueURL matches the end of an issue's or a pull request's URL, API or web.
+var issueURL = regexp.MustCompile(`/([^/]+)/([^/]+)/(?:issues|pulls?)/(\d+)$`)
+
+// Read says whether the sandbox was shown the repository's issue or pull request number.
+func (r *Relay) Read(number int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.read[number]
 }
 
 func (r *Relay) known(id string) bool {

@@ -6,7 +6,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -185,8 +187,12 @@ func TestRelayDirectory(t *testing.T) {
 			t.Errorf("%s = %q; want %q", k, env[k], want)
 		}
 	}
-	if api := Env("ghe.example", "o", "r")["SANDCASTLE_GITHUB_API"]; api != "https://ghe.example/api/v3" {
+	// Plain HTTP, as the socket speaks: curl --unix-socket takes TLS from an https URL and fails.
+	if api := Env("ghe.example", "o", "r")["SANDCASTLE_GITHUB_API"]; api != "http://ghe.example/api/v3" {
 		t.Errorf("SANDCASTLE_GITHUB_API for an enterprise host = %q", api)
+	}
+	if api := env["SANDCASTLE_GITHUB_API"]; api != "http://api.github.com" {
+		t.Errorf("SANDCASTLE_GITHUB_API for github.com = %q", api)
 	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
@@ -222,5 +228,63 @@ func TestRelayDeepDirectory(t *testing.T) {
 	c := &http.Client{Transport: &http.Transport{DialContext: dial}}
 	if code, body, _ := do(t, c, http.MethodGet, "http://api.github.com/repos/octo/repo/issues", ""); code != http.StatusOK {
 		t.Errorf("GET through the deep socket = %d %s", code, body)
+	}
+}
+
+// TestRelayRead: the relay says which issues and pull requests the sandbox was shown, through
+// REST or GraphQL, and no other: a triage acts on those alone.
+func TestRelayRead(t *testing.T) {
+	r, gh, c := listening(t, Options{})
+	for n := 1; n <= 9; n++ {
+		gh.AddIssue(testkit.FakeIssue{Number: n, Title: "Issue " + strconv.Itoa(n)})
+	}
+	for _, req := range []struct{ method, url, body string }{
+		{"GET", "https://github.com/repos/octo/repo/issues/2", ""},
+		{"GET", "https://github.com/repos/octo/repo/issues/3/comments", ""},
+		{"POST", "https://github.com/graphql", `{"query":"{ repository(owner: \"octo\", name: \"repo\") { issue(number: 4) { number title } } }"}`},
+		{"POST", "https://github.com/graphql", `{"query":"{ repository(owner: \"octo\", name: \"repo\") { issues(first: 2) { nodes { number } } } }"}`},
+		{"GET", "https://github.com/repos/octo/repo/issues/5/comments?per_page=1&per_page=2", ""}, // refused
+	} {
+		do(t, c, req.method, req.url, req.body)
+	}
+	// The fake lists the newest first.
+	for n, want := range map[int]bool{1: false, 2: true, 3: true, 4: true, 5: false, 6: false, 8: true, 9: true} {
+		if r.Read(n) != want {
+			t.Errorf("Read(%d) = %v; want %v", n, !want, want)
+		}
+	}
+}
+
+// TestRelayReadFromAnswers: REST answers name their issues by url, GraphQL ones by where they
+// stand or their id; a milestone's number, another repository's issue, a comment's id are none.
+func TestRelayReadFromAnswers(t *testing.T) {
+	r := &Relay{o: Options{Policy: policy}}
+	r.learn(Checked{Kind: REST, Path: "/repos/octo/repo/issues"}, []byte(`[{"number": 11, "url": "https://api.github.com/repos/octo/repo/issues/11", "milestone": {"number": 12, "url": "https://api.github.com/repos/octo/repo/milestones/12"}},
+		{"number": 13, "url": "https://api.github.com/repos/other/repo/issues/13"}, {"id": 14, "url": "https://api.github.com/repos/octo/repo/issues/comments/14", "issue_url": "https://api.github.com/repos/octo/repo/issues/15"}]`))
+	r.learn(Checked{Kind: GraphQL, Path: "/graphql"}, []byte(`{"data": {"repository": {"milestone": {"number": 21}, "pullRequests": {"edges": [{"node": {"number": 22}}]},
+		"x": {"number": 23, "id": "I_kwDO23"}, "y": {"number": 24, "url": "https://github.com/octo/repo/pull/24"}, "issue": {"number": 25}}}}`))
+	for n, want := range map[int]bool{11: true, 12: false, 13: false, 14: false, 15: true, 21: false, 22: true, 23: true, 24: true, 25: true} {
+		if r.Read(n) != want {
+			t.Errorf("Read(%d) = %v; want %v", n, !want, want)
+		}
+	}
+}
+
+// TestRelayEnvWithCurl: the README's curl --unix-socket "$SANDCASTLE_GITHUB_SOCKET"
+// "$SANDCASTLE_GITHUB_API/..." reads through the relay, with the real curl: the URL's scheme is
+// the socket's, plain HTTP (an https one fails the TLS handshake, curl's exit 35).
+func TestRelayEnvWithCurl(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("no curl here")
+	}
+	r, gh, _ := listening(t, Options{})
+	gh.AddIssue(testkit.FakeIssue{Number: 7, Title: "Seven"})
+	for _, host := range []string{"github.com", "ghe.example"} {
+		api := Env(host, "octo", "repo")["SANDCASTLE_GITHUB_API"]
+		out, err := exec.CommandContext(t.Context(), curl, "-sS", "--unix-socket", filepath.Join(r.dir, socketName), api+"/repos/octo/repo/issues/7").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), `"title":"Seven"`) {
+			t.Errorf("curl %s/repos/octo/repo/issues/7: %v\n%s", api, err, out)
+		}
 	}
 }

@@ -82,6 +82,10 @@ type Issue struct {
 	Closed      bool
 	Labels      []string
 	Triaged     bool // an earlier run triaged it: its label, or a comment with its marker
+	// Read says the run read it: its event's issue, or one the sandbox was shown through the
+	// relay. A triage acts on those alone, so that one issue's text cannot steer the agent to
+	// the others.
+	Read bool
 }
 
 // Policy is what a triage run may do.
@@ -151,6 +155,8 @@ func (p Policy) refuseEntry(e Entry, is Issue, again bool) string {
 		return fmt.Sprintf("#%d is a pull request", e.Issue)
 	case is.Triaged:
 		return fmt.Sprintf("#%d was triaged already", e.Issue)
+	case !is.Read:
+		return fmt.Sprintf("#%d was not read by this run; a triage acts only on the issues it read (its event's, and those read from GitHub in the sandbox)", e.Issue)
 	}
 	return ""
 }

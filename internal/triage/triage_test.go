@@ -45,6 +45,10 @@ func TestCheck(t *testing.T) {
 		6:  {Found: true},
 		10: {Found: true},
 	}
+	for n, is := range issues {
+		is.Read = true
+		issues[n] = is
+	}
 	p := Policy{Repository: "octo/repo", AllowedLabels: []string{"bug", "Question"}, MaxActions: 6}
 	entries := []Entry{
 		{Issue: 1, AddLabels: []string{"bug", "question", "wontfix"}, RemoveLabels: []string{"bug"}, Comment: "Looks like a bug."},
@@ -106,7 +110,7 @@ func TestParse(t *testing.T) {
 // in any case and nothing else folded, and the allowed label's own spelling is what is sent, so
 // no new label is made from the agent's ("queſtion" with a long s folds to "question" in Unicode).
 func TestCheckLabelSpelling(t *testing.T) {
-	issues := map[int]Issue{1: {Found: true}}
+	issues := map[int]Issue{1: {Found: true, Read: true}}
 	p := Policy{Repository: "octo/repo", AllowedLabels: []string{"question", "Bug"}, MaxActions: 9}
 	got := Check([]Entry{{Issue: 1, AddLabels: []string{"que\u017ftion", "QUESTION", "bug", "\u212aelvin"}, RemoveLabels: []string{"BUG"}}}, issues, p)
 	var lines []string
@@ -122,5 +126,15 @@ func TestCheckLabelSpelling(t *testing.T) {
 	}
 	if !slices.Equal(lines, want) {
 		t.Errorf("Check =\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestCheckUnread: nothing is done to an issue the run did not read, whatever the entry asks.
+func TestCheckUnread(t *testing.T) {
+	p := Policy{Repository: "octo/repo", AllowedLabels: []string{"bug"}, MaxActions: 5}
+	a := Check([]Entry{{Issue: 8, AddLabels: []string{"bug"}, Close: "not_planned"}, {Issue: 9, Comment: "read"}},
+		map[int]Issue{8: {Found: true}, 9: {Found: true, Read: true}}, p)
+	if len(a) != 3 || !strings.Contains(a[0].Refused, "#8 was not read by this run") || a[1].Refused != a[0].Refused || a[2].Refused != "" {
+		t.Errorf("Check = %+v; want #8's actions refused as unread, #9's comment planned", a)
 	}
 }

@@ -9,7 +9,7 @@ func (w *Workspace) Abandon() {
 
 // HoldLock takes the lock of the managed worktree directory name, as another run would.
 func HoldLock(top, name string) (release func(), err error) {
-	l, err := acquire(lockDir(top) + "/" + name + ".lock")
+	l, err := acquire(top, lockDir(top)+"/"+name+".lock")
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sandcastle-action/sandcastle/internal/hostfs"
 )
 
 // errBusy means another process holds a lock.
@@ -27,7 +29,7 @@ func (e *busyError) by() string {
 
 // acquire takes the lock for the worktree at path for the life of the Workspace.
 func (w *Workspace) acquire(top, path string) error {
-	l, err := acquire(filepath.Join(lockDir(top), filepath.Base(path)+".lock"))
+	l, err := acquire(top, filepath.Join(lockDir(top), filepath.Base(path)+".lock"))
 	var busy *busyError
 	if errors.As(err, &busy) {
 		return fmt.Errorf("workspace: worktree %s for branch %q is in use by another sandcastle run%s; wait for it to finish", path, w.Source, busy.by())
@@ -46,7 +48,7 @@ func checkoutLock(top string) string { return filepath.Join(lockDir(top), "check
 
 // lockCheckout takes the checkout's lock.
 func lockCheckout(top string) (*lock, error) {
-	l, err := acquire(checkoutLock(top))
+	l, err := acquire(top, checkoutLock(top))
 	var busy *busyError
 	if errors.As(err, &busy) {
 		return nil, fmt.Errorf("the checkout %s is in use by another sandcastle run%s, which works in it (branch-strategy head) or is merging into it (merge-to-head); wait for it to finish", top, busy.by())
@@ -61,16 +63,29 @@ func lockCheckout(top string) (*lock, error) {
 // a crashed run never blocks the next one.
 type lock struct {
 	f    *os.File
-	path string
+	dir  *os.File // the lock's directory, where it is removed again
+	name string
 }
 
-// acquire takes the lock at path without waiting; a *busyError when another process has it.
-func acquire(path string) (*lock, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// acquire takes the lock at path, in the checkout top, without waiting; a *busyError when
+// another process has it. Its directory is reached without following a link, since the agent
+// may have replaced .sandcastle/locks with one (see hostfs).
+func acquire(top, path string) (*lock, error) {
+	dir, name, err := hostfs.Beneath(top, path, 0o755)
+	if err != nil {
 		return nil, err
 	}
+	l, err := lockIn(dir, name)
+	if err != nil {
+		dir.Close()
+	}
+	return l, err
+}
+
+func lockIn(dir *os.File, name string) (*lock, error) {
+	path := hostfs.Path(dir, name)
 	for range 10 {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		f, err := hostfs.OpenFile(dir, name, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
 			return nil, err
 		}
@@ -90,11 +105,11 @@ func acquire(path string) (*lock, error) {
 			if err := f.Truncate(0); err == nil {
 				fmt.Fprintf(f, "pid %d\n", os.Getpid())
 			}
-			return &lock{f: f, path: path}, nil
+			return &lock{f: f, dir: dir, name: name}, nil
 		}
 		f.Close()
 	}
-	return nil, fmt.Errorf("lock %s: the file keeps being replaced", path)
+	return nil, fmt.Errorf("lock %s: the file keeps being replaced", filepath.Join(dir.Name(), name))
 }
 
 // release removes the lock file and unlocks; removing first means nobody can lock a file that
@@ -103,6 +118,7 @@ func (l *lock) release() {
 	if l == nil {
 		return
 	}
-	os.Remove(l.path)
+	hostfs.Remove(l.dir, l.name)
 	l.f.Close()
+	l.dir.Close()
 }

@@ -365,8 +365,10 @@ func randomHex() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-// managedRoot is where worktrees live, inside the host repository.
-func managedRoot(top string) string { return filepath.Join(top, ".sandcastle", "worktrees") }
+// managedRoot is where worktrees live, inside the host repository, at managedRel.
+func managedRoot(top string) string { return filepath.Join(top, managedRel) }
+
+const managedRel = ".sandcastle/worktrees"
 
 func lockDir(top string) string { return filepath.Join(top, ".sandcastle", "locks") }
 

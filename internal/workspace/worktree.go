@@ -14,6 +14,7 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
+	"github.com/sandcastle-action/sandcastle/internal/hostfs"
 )
 
 // dirName maps a branch to its worktree directory name. Flattening alone is not injective
@@ -167,9 +168,12 @@ func statusAttrs(err error, args ...any) []any {
 
 // add runs git worktree add with args and records that the worktree at path exists.
 func (w *Workspace) add(ctx context.Context, path string, args ...string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	// git follows links: the managed root must be the directory of the checkout it was.
+	dir, err := hostfs.Dir(w.host.Dir, managedRel, 0o755)
+	if err != nil {
 		return fmt.Errorf("workspace: %w", err)
 	}
+	dir.Close()
 	if _, err := w.host.Run(ctx, append([]string{"worktree", "add", "--quiet"}, args...)...); err != nil {
 		return fmt.Errorf("workspace: create worktree for %s: %w", w.Source, err)
 	}
@@ -214,12 +218,20 @@ func prune(ctx context.Context, host git.Repo, top string, log *slog.Logger) {
 		log.Warn("could not prune stale worktrees", "err", err)
 		return
 	}
+	// Reached without following a link: in a checkout the agent had (branch-strategy head), it
+	// may have made the managed root one, to have us delete what it names.
 	root := managedRoot(top)
-	entries, err := os.ReadDir(root)
+	dir, err := hostfs.Dir(top, managedRel, 0)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			log.Warn("could not prune stale worktrees", "err", err)
 		}
+		return
+	}
+	defer dir.Close()
+	entries, err := dir.ReadDir(-1)
+	if err != nil {
+		log.Warn("could not prune stale worktrees", "err", err)
 		return
 	}
 	list, err := host.WorktreeList(ctx)
@@ -232,11 +244,11 @@ func prune(ctx context.Context, host git.Repo, top string, log *slog.Logger) {
 		if !e.IsDir() || registered(list, path) {
 			continue
 		}
-		l, err := acquire(filepath.Join(lockDir(top), e.Name()+".lock"))
+		l, err := acquire(top, filepath.Join(lockDir(top), e.Name()+".lock"))
 		if err != nil {
 			continue // in use, or being created, by another run
 		}
-		if err := os.RemoveAll(path); err != nil {
+		if err := os.RemoveAll(hostfs.Path(dir, e.Name())); err != nil {
 			log.Warn("could not delete stale worktree directory", "path", path, "err", err)
 		} else {
 			log.Info("deleted stale worktree directory", "path", path)

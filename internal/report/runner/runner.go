@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/sandcastle-action/sandcastle/internal/hostfs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 )
 
@@ -185,10 +185,14 @@ func (w commandWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// OpenLog opens the run log file at path for appending, making its directory.
-func OpenLog(path string) (io.WriteCloser, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// OpenLog opens the run log file at path for appending, making its directory. A path inside
+// the checkout top is reached without following a link: in the checkout, the agent may have
+// replaced .sandcastle/logs or the log with one.
+func OpenLog(top, path string) (io.WriteCloser, error) {
+	dir, name, err := hostfs.Beneath(top, path, 0o755)
+	if err != nil {
 		return nil, err
 	}
-	return os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	defer dir.Close()
+	return hostfs.OpenFile(dir, name, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 }

@@ -354,9 +354,10 @@ func TestLoggerWarnsAndTells(t *testing.T) {
 }
 
 func TestOpenLog(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "logs", "main.log")
+	top := t.TempDir()
+	path := filepath.Join(top, ".sandcastle", "logs", "main.log")
 	for _, line := range []string{"one\n", "two\n"} {
-		f, err := OpenLog(path)
+		f, err := OpenLog(top, path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,7 +367,44 @@ func TestOpenLog(t *testing.T) {
 	if got, _ := os.ReadFile(path); string(got) != "one\ntwo\n" {
 		t.Errorf("log %q, want both lines appended", got)
 	}
-	if _, err := OpenLog(filepath.Join(path, "under-a-file.log")); err == nil {
+	if _, err := OpenLog(top, filepath.Join(path, "under-a-file.log")); err == nil {
 		t.Error("OpenLog under a file succeeded")
+	}
+	// Outside the checkout, a log-file of the user's own is made where it says.
+	elsewhere := filepath.Join(t.TempDir(), "a", "run.log")
+	if f, err := OpenLog(top, elsewhere); err != nil {
+		t.Errorf("OpenLog outside the checkout: %v", err)
+	} else {
+		f.Close()
+	}
+}
+
+// TestOpenLog_never_follows_a_link_in_the_checkout: the agent can replace .sandcastle/logs, or a
+// log in it, with a link; the host, often root, writes nothing where it leads.
+func TestOpenLog_never_follows_a_link_in_the_checkout(t *testing.T) {
+	for _, swap := range []string{"logs", "log"} {
+		t.Run(swap, func(t *testing.T) {
+			top, outside := t.TempDir(), t.TempDir()
+			logs := filepath.Join(top, ".sandcastle", "logs")
+			if err := os.MkdirAll(logs, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			link := logs
+			if swap == "log" {
+				link = filepath.Join(logs, "main.log")
+			} else if err := os.Remove(logs); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, link); err != nil {
+				t.Fatal(err)
+			}
+			if f, err := OpenLog(top, filepath.Join(logs, "main.log")); err == nil {
+				f.Close()
+				t.Error("OpenLog through a link succeeded")
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+				t.Errorf("wrote %v outside the checkout", entries)
+			}
+		})
 	}
 }
