@@ -49,15 +49,7 @@ func TestDockerAgentPostsItsKey(t *testing.T) {
 		{mode: "review",
 			answer: output(map[string]any{"summary": text, "comments": []map[string]any{{"path": "main.go", "line": 2, "body": text}}}),
 			setUp: func(t *testing.T, g *github) {
-				g.api.SetPermission("maintainer", "write")
-				pr := g.openPR(t, false, map[string]string{"main.go": "package main\nconst x = 1\n"})
-				g.api.SetFiles(prNumber, testkit.FakeFile{Name: "main.go", Patch: "@@ -1 +1,2 @@\n-package old\n+package main\n+const x = 1"})
-				g.event(t, "pull_request", map[string]any{"action": "opened", "number": prNumber,
-					"pull_request": map[string]any{"number": prNumber, "title": "Greet", "body": "", "user": map[string]any{"login": "maintainer"},
-						"head": map[string]any{"ref": prHead, "sha": pr.head, "repo": map[string]any{"full_name": ghRepo}},
-						"base": map[string]any{"ref": "main", "repo": map[string]any{"full_name": ghRepo}}},
-					"sender":     map[string]any{"login": "maintainer", "type": "User"},
-					"repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}}})
+				g.reviewablePR(t, "Greet", "")
 			},
 			posted: func(g *github) []string {
 				var out []string

@@ -247,14 +247,7 @@ func TestEveryWriteGated(t *testing.T) {
 				{"path": "main.go", "line": 2, "body": hostileAnswer, "suggestion": hostileSubject},
 				{"path": "README.md", "line": 40, "body": hostileAnswer}}}) + "</result> " + signal)},
 			setUp: func(t *testing.T, a *action, g *github) {
-				pr := g.openPR(t, false, map[string]string{"main.go": "package main\nconst x = 1\n"})
-				g.api.SetFiles(prNumber, testkit.FakeFile{Name: "main.go", Patch: "@@ -1 +1,2 @@\n-package old\n+package main\n+const x = 1"})
-				g.event(t, "pull_request", map[string]any{"action": "opened", "number": prNumber,
-					"pull_request": map[string]any{"number": prNumber, "title": "Greet @octocat", "body": "Fixes #3", "user": map[string]any{"login": "maintainer"},
-						"head": map[string]any{"ref": prHead, "sha": pr.head, "repo": map[string]any{"full_name": ghRepo}},
-						"base": map[string]any{"ref": "main", "repo": map[string]any{"full_name": ghRepo}}},
-					"sender":     map[string]any{"login": "maintainer", "type": "User"},
-					"repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}}})
+				g.reviewablePR(t, "Greet @octocat", "Fixes #3")
 			},
 			want: []string{"POST /repos/octo/widgets/pulls/5/reviews"}},
 		{mode: inputs.ModeTriage,

@@ -152,19 +152,9 @@ func TestDockerReviewOnePerRun(t *testing.T) {
 		`{"path": "README.md", "line": 40, "body": "Outside the diff."}]}</result> ` + signal)
 	a := newDockerAction(t, answer, answer)
 	g := withGitHub(t, a, ghToken)
-	g.api.SetPermission("maintainer", "write")
 	// The pull request's head is on the remote, as its branch and refs/pull/5/head: the run
 	// reviews it there, whatever the workflow checked out.
-	pr := g.openPR(t, false, map[string]string{"main.go": "package main\nconst x = 1\n"})
-	g.api.SetFiles(prNumber, testkit.FakeFile{Name: "main.go", Patch: "@@ -1 +1,2 @@\n-package old\n+package main\n+const x = 1"})
-	g.event(t, "pull_request", map[string]any{
-		"action": "opened", "number": 5,
-		"pull_request": map[string]any{"number": 5, "title": "Greet the world", "body": "Adds a greeting.", "user": map[string]any{"login": "maintainer"},
-			"head": map[string]any{"ref": prHead, "sha": pr.head, "repo": map[string]any{"full_name": ghRepo}},
-			"base": map[string]any{"ref": "main", "repo": map[string]any{"full_name": ghRepo}}},
-		"sender":     map[string]any{"login": "maintainer", "type": "User"},
-		"repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}},
-	})
+	pr := g.reviewablePR(t, "Greet the world", "Adds a greeting.")
 	a.input("mode", "review")
 	_, out := a.runWant(0)
 	if out["status"] != "complete" {

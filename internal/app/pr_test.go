@@ -135,6 +135,22 @@ func (g *github) reviewCommentOnPR(t *testing.T, pr pullRequest, body, hunk stri
 	return c
 }
 
+// reviewablePR opens pull request 5, whose head adds a line to main.go, and sends the event of
+// its opening by a maintainer with title and body, as a review run meets it.
+func (g *github) reviewablePR(t *testing.T, title, body string) pullRequest {
+	t.Helper()
+	g.api.SetPermission("maintainer", "write")
+	pr := g.openPR(t, false, map[string]string{"main.go": "package main\nconst x = 1\n"})
+	g.api.SetFiles(prNumber, testkit.FakeFile{Name: "main.go", Patch: "@@ -1 +1,2 @@\n-package old\n+package main\n+const x = 1"})
+	g.event(t, "pull_request", map[string]any{"action": "opened", "number": prNumber,
+		"pull_request": map[string]any{"number": prNumber, "title": title, "body": body, "user": map[string]any{"login": "maintainer"},
+			"head": map[string]any{"ref": prHead, "sha": pr.head, "repo": map[string]any{"full_name": ghRepo}},
+			"base": map[string]any{"ref": "main", "repo": map[string]any{"full_name": ghRepo}}},
+		"sender":     map[string]any{"login": "maintainer", "type": "User"},
+		"repository": map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}}})
+	return pr
+}
+
 // refs lists the refs of the bare repository dir with their commits.
 func refs(t *testing.T, dir string) string {
 	t.Helper()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/review"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 	"github.com/sandcastle-action/sandcastle/internal/triage"
@@ -44,13 +45,13 @@ func (f *fakeOutputs) PostReview(context.Context, int, string, string, []review.
 
 func (f *fakeOutputs) Unprocessable(error) bool { return false }
 
-// TestRun_triage_acts_on_what_it_read: a triage acts on the run's own issue and on those the
-// sandbox read through the relay, and refuses, with the reason, an action on any other: an
-// injected issue cannot steer the agent to close the rest.
-func TestRun_triage_acts_on_what_it_read(t *testing.T) {
-	r := newRig(t, testkit.Text(`<result>{"issues": [{"issue": 42, "comment": "Ours."}, {"issue": 7, "close": "not_planned"}, {"issue": 8, "close": "completed"}]}</result> `+signal))
+// triageRun runs a triage whose agent answers answer, in a sandbox of kind sandbox (a container
+// that read the issues read, for docker), and returns what it did and the outcome.
+func triageRun(t *testing.T, answer, sandbox string, read []int) ([]int, report.Outcome) {
+	t.Helper()
+	r := newRig(t, testkit.Text(`<result>`+answer+`</result> `+signal))
 	r.withGitHub(labeled("maintainer", "go"))
-	r.plan.Config.Sandbox = inputs.SandboxDocker
+	r.plan.Config.Sandbox = sandbox
 	r.plan.Config.GitHub.OutputAction = inputs.OutputActionTriage
 	r.plan.Config.GitHub.Triage = inputs.TriageConfig{MaxActions: 10}
 	r.plan.Config.Output = &inputs.OutputConfig{Tag: "result", Type: inputs.OutputObject, Schema: []byte(triage.Schema)}
@@ -59,7 +60,7 @@ func TestRun_triage_acts_on_what_it_read(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.plan.Output = spec
-	r.sbx.container = &fakeContainer{guard: &fakeGuard{}, read: []int{7}}
+	r.sbx.container = &fakeContainer{guard: &fakeGuard{}, read: read}
 	out := &fakeOutputs{t: t}
 	d := r.deps()
 	d.Outputs = out
@@ -71,6 +72,14 @@ func TestRun_triage_acts_on_what_it_read(t *testing.T) {
 	for _, a := range out.done {
 		done = append(done, a.Issue)
 	}
+	return done, o
+}
+
+// TestRun_triage_acts_on_what_it_read: a triage acts on the run's own issue and on those the
+// sandbox read through the relay, and refuses, with the reason, an action on any other: an
+// injected issue cannot steer the agent to close the rest.
+func TestRun_triage_acts_on_what_it_read(t *testing.T) {
+	done, o := triageRun(t, `{"issues": [{"issue": 42, "comment": "Ours."}, {"issue": 7, "close": "not_planned"}, {"issue": 8, "close": "completed"}]}`, inputs.SandboxDocker, []int{7})
 	if !slices.Equal(done, []int{42, 7}) {
 		t.Errorf("acted on %v; want #42 (the event's) and #7 (read), not #8", done)
 	}
@@ -82,27 +91,7 @@ func TestRun_triage_acts_on_what_it_read(t *testing.T) {
 // TestRun_triage_on_the_host_acts_on_any_issue: with sandbox none the agent runs beside the token
 // and no relay sees its reads, so the read rule has nothing to keep and every issue counts.
 func TestRun_triage_on_the_host_acts_on_any_issue(t *testing.T) {
-	r := newRig(t, testkit.Text(`<result>{"issues": [{"issue": 7, "close": "not_planned"}, {"issue": 8, "close": "completed"}]}</result> `+signal))
-	r.withGitHub(labeled("maintainer", "go"))
-	r.plan.Config.Sandbox = inputs.SandboxNone
-	r.plan.Config.GitHub.OutputAction = inputs.OutputActionTriage
-	r.plan.Config.GitHub.Triage = inputs.TriageConfig{MaxActions: 10}
-	r.plan.Config.Output = &inputs.OutputConfig{Tag: "result", Type: inputs.OutputObject, Schema: []byte(triage.Schema)}
-	spec, err := OutputSpec(r.plan.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.plan.Output = spec
-	out := &fakeOutputs{t: t}
-	d := r.deps()
-	d.Outputs = out
-	if _, err := Run(t.Context(), r.plan, d); err != nil {
-		t.Fatalf("Run: %v\n%s", err, r.stdout.String())
-	}
-	var done []int
-	for _, a := range out.done {
-		done = append(done, a.Issue)
-	}
+	done, _ := triageRun(t, `{"issues": [{"issue": 7, "close": "not_planned"}, {"issue": 8, "close": "completed"}]}`, inputs.SandboxNone, nil)
 	if !slices.Equal(done, []int{7, 8}) {
 		t.Errorf("acted on %v; want #7 and #8", done)
 	}
