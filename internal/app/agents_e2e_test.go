@@ -98,7 +98,7 @@ func newAgentAction(t *testing.T, agent string, steps ...testkit.Step) *action {
 func TestDockerPiCommitsAndResumes(t *testing.T) {
 	a := newAgentAction(t, "pi", commitBash("notes.txt", "from pi", "Add a note"), testkit.Text("Done. "+signal), testkit.Text("notes.txt. "+signal))
 	models := fmt.Sprintf(`{"providers":{"anthropic":{"baseUrl":%q}}}`, a.model.URL())
-	a.input("hook-sandbox-ready", "mkdir -p ~/.pi/agent && printf '%s' '"+models+"' > ~/.pi/agent/models.json")
+	a.key("hooks", "sandbox-ready", "mkdir -p ~/.pi/agent && printf '%s' '"+models+"' > ~/.pi/agent/models.json")
 	a.env["PI_OFFLINE"] = "1"
 	a.input("env", a.env["INPUT_ENV"]+"\nPI_OFFLINE")
 	agentRun{a: a, session: true, store: ".pi/agent/sessions", requests: a.model.Requests}.check(t)
@@ -137,6 +137,6 @@ func TestDockerCodexCommitsAndResumes(t *testing.T) {
 	}
 	// Each hook line is one command, so the file travels base64-encoded.
 	config := base64.StdEncoding.EncodeToString([]byte(model.CodexConfig()))
-	a.input("hook-sandbox-ready", "mkdir -p ~/.codex && echo "+config+" | base64 -d > ~/.codex/config.toml")
+	a.key("hooks", "sandbox-ready", "mkdir -p ~/.codex && echo "+config+" | base64 -d > ~/.codex/config.toml")
 	agentRun{a: a, session: true, store: ".codex/sessions", requests: model.Requests}.check(t)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 	"go.yaml.in/yaml/v3"
 )
@@ -85,6 +86,13 @@ func (a *action) asRunner() {
 
 func (a *action) input(name, value string) { a.env[inputs.EnvName(name)] = value }
 
+// key sets key of the map input group, beside the keys set before, as a workflow's YAML block
+// would (the value quoted as a JSON string, which YAML reads as written).
+func (a *action) key(group, key, value string) {
+	q, _ := json.Marshal(value)
+	a.env[inputs.EnvName(group)] += key + ": " + string(q) + "\n"
+}
+
 // actionDefaults are the defaults action.yml gives inputs, by name.
 func actionDefaults(t *testing.T) map[string]string {
 	t.Helper()
@@ -156,9 +164,9 @@ func (a *action) readOutputs() map[string]string {
 			out[name] = val
 		}
 	}
-	for _, name := range inputs.OutputNames {
-		if _, ok := out[name]; !ok {
-			a.t.Errorf("output %q was not written", name)
+	for _, o := range report.Outputs() {
+		if _, ok := out[o.Name]; !ok {
+			a.t.Errorf("output %q was not written", o.Name)
 		}
 	}
 	return out
@@ -414,13 +422,13 @@ func TestClaudeIdleTimeoutKillsAgent(t *testing.T) {
 	t.Parallel()
 	a := newAction(t, commitBash("x.txt", "x", "Work"), testkit.Hang())
 	a.input("prompt", "Work, then think forever.")
-	a.input("idle-timeout-seconds", "10") // long enough for claude to start on a loaded machine
+	a.key("timeouts", "idle-seconds", "10") // long enough for claude to start on a loaded machine
 	inv, out := a.runWant(1)
 	if out["status"] != "failed" || out["commit-count"] != "1" {
 		t.Errorf("status %q commit-count %q; want failed with the commit kept", out["status"], out["commit-count"])
 	}
-	if !strings.Contains(inv.stdout, "idle-timeout-seconds") {
-		t.Errorf("error does not point at idle-timeout-seconds:\n%s", inv.stdout)
+	if !strings.Contains(inv.stdout, "idle-seconds") {
+		t.Errorf("error does not point at idle-seconds:\n%s", inv.stdout)
 	}
 	if pids := processesWithHome(t, a.home); len(pids) > 0 {
 		t.Errorf("agent processes still running after the idle timeout: %v", pids)
@@ -431,13 +439,13 @@ func TestClaudeSignalThenHangCompletesAfterGrace(t *testing.T) {
 	t.Parallel()
 	a := newAction(t, commitBash("x.txt", "x", "Work"), testkit.TextThenHang("All done. "+signal))
 	a.input("prompt", "Work, then say you are done.")
-	a.input("completion-timeout-seconds", "1")
+	a.key("timeouts", "completion-seconds", "1")
 	a.input("max-iterations", "2")
 	inv, out := a.runWant(0)
 	if out["status"] != "complete" || out["completion-signal"] != signal || out["commit-count"] != "1" || out["iterations"] != "1" {
 		t.Errorf("outputs %v; want complete after 1 iteration with the signal and the commit", out)
 	}
-	if !strings.Contains(inv.stdout, "completion-timeout-seconds") {
+	if !strings.Contains(inv.stdout, "completion-seconds") {
 		t.Errorf("no warning about the hanging agent:\n%s", inv.stdout)
 	}
 	if pids := processesWithHome(t, a.home); len(pids) > 0 {
@@ -555,8 +563,8 @@ func TestClaudeMergeToHead(t *testing.T) {
 	a.input("branch-strategy", "merge-to-head")
 	a.input("name", "Fix It")
 	marker := filepath.Join(t.TempDir(), "hook-ran")
-	a.input("hook-worktree-ready", "pwd > "+marker)
-	a.input("hook-sandbox-ready", "git log -1 --format=%s > /dev/null")
+	a.key("hooks", "worktree-ready", "pwd > "+marker)
+	a.key("hooks", "sandbox-ready", "git log -1 --format=%s > /dev/null")
 	_, out := a.runWant(0)
 	reqs := a.model.Requests()
 	if len(reqs) == 0 {
@@ -591,7 +599,7 @@ func TestClaudeMergeToHead(t *testing.T) {
 		t.Errorf("worktrees left: %v", left)
 	}
 	if got := readFile(t, marker); !strings.Contains(got, filepath.Join(".sandcastle", "worktrees")) {
-		t.Errorf("hook-worktree-ready ran in %q, want the worktree", got)
+		t.Errorf("hook worktree-ready ran in %q, want the worktree", got)
 	}
 	if !strings.HasSuffix(out["log-file"], "-fix-it.log") {
 		t.Errorf("log-file = %q, want the run name in it", out["log-file"])

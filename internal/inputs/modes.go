@@ -235,7 +235,7 @@ func (l *loader) applyMode(name string) {
 		if !given || s.Needed == "" || sameValue(s.Input, v, s.Value) {
 			continue
 		}
-		l.problem(s.Input, "mode %s needs %s, since %s, but it is %q; remove %s, or use another mode", m.Name, strconv.Quote(s.Value), s.Needed, strings.TrimSpace(v), s.Input)
+		l.problem(s.Input, "mode %s needs %s, since %s, but it is %q; remove %s, or use another mode", m.Name, strconv.Quote(s.Value), s.Needed, strings.TrimSpace(v), KeyName(s.Input))
 		delete(l.raw, s.Input)
 	}
 }
