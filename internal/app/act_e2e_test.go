@@ -81,7 +81,7 @@ func shownWorkflows(t *testing.T) []actWorkflow {
 		}
 	}
 	for _, b := range yamlBlocks(readFile(t, filepath.Join("..", "..", "README.md"))) {
-		if strings.Contains(b.text, "uses: "+scaffold.ActionRef) {
+		if strings.Contains(b.text, "uses: "+scaffold.ActionRef()) {
 			add(fmt.Sprintf("README.md:%d", b.line), b.text, nil)
 		}
 	}
@@ -393,7 +393,7 @@ run: printf 'sandcastle-outputs %%s\n' "$(printf '%%s' "$OUTPUTS" | tr -d '\n')"
 	}
 
 	act := testkit.NewAct(t, r.dir)
-	act.Actions[scaffold.ActionRef] = root
+	act.Actions[scaffold.ActionRef()] = root
 	act.Actions[scaffold.CheckoutRef] = testkit.CheckoutStandIn(t)
 	act.Env = map[string]string{
 		"GITHUB_REPOSITORY":  ghRepo,
@@ -586,11 +586,11 @@ func (w *workflow) steps(t *testing.T) *yaml.Node {
 func (w *workflow) actionStep(t *testing.T) workflowStep {
 	t.Helper()
 	for _, s := range w.steps(t).Content {
-		if v := mapValue(s, "uses"); v != nil && v.Value == scaffold.ActionRef {
+		if v := mapValue(s, "uses"); v != nil && v.Value == scaffold.ActionRef() {
 			return workflowStep{s}
 		}
 	}
-	t.Fatalf("no step uses %s", scaffold.ActionRef)
+	t.Fatalf("no step uses %s", scaffold.ActionRef())
 	return workflowStep{}
 }
 

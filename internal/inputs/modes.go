@@ -111,7 +111,7 @@ var Modes = []Mode{
 			{Input: InputPush, Value: string(PushNone), Needed: changesNoBranch},
 			{Input: InputOpenPR, Value: "false", Needed: changesNoBranch},
 			{Input: InputProgressComment, Value: "false"},
-			{Input: InputTriggerPhrases, Value: "/sandcastle review\n@sandcastle review"},
+			{Input: InputTriggerPhrases, Value: phrasesFollowedBy(ModeReview)},
 			{Input: InputMaxIterations, Value: "1", Needed: needsOneIteration},
 			{Input: InputOutputAction, Value: OutputActionReview, Needed: "the review is what it does"},
 		},
@@ -132,6 +132,16 @@ var Modes = []Mode{
 			{Input: InputAllowedLabels, Value: "bug\ndocumentation\nduplicate\nenhancement\ngood first issue\nhelp wanted\ninvalid\nquestion\nwontfix"},
 		},
 	},
+}
+
+// phrasesFollowedBy is each default trigger phrase followed by word, one per line: the phrases
+// of a mode that another mode's phrases, not followed by its name, leave to it (NotBefore).
+func phrasesFollowedBy(word string) string {
+	var lines []string
+	for _, p := range defaultTriggerPhrases() {
+		lines = append(lines, p+" "+word)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // modeNames lists the mode input's choices, in the table's order.

@@ -22,6 +22,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/release"
 	"github.com/sandcastle-action/sandcastle/internal/report"
+	"github.com/sandcastle-action/sandcastle/internal/scaffold"
 )
 
 func main() {
@@ -169,7 +170,7 @@ func inputsMD() []byte {
 		"as a YAML block, a JSON object or `KEY=VALUE` lines; on the command line repeat the flag, one\n" +
 		"`KEY=VALUE` each (`--docker memory=8g --docker network=host`). Its keys are listed under it; a\n" +
 		"misspelt key is refused, naming the key most likely meant.\n\n" +
-		"```yaml\n      - uses: sandcastle-action/sandcastle@" + release.MajorTag() + "\n        with:\n          mode: implement\n" +
+		"```yaml\n      - uses: " + scaffold.ActionRef() + "\n        with:\n          mode: implement\n" +
 		"          docker: |\n            memory: 8g\n            mounts:\n              - ~/.cache/go-build:~/.cache/go-build\n" +
 		"          timeouts: |\n            idle-seconds: 1200\n```\n\n")
 	agents := agentInfos()
@@ -253,7 +254,14 @@ func outputsMD() []byte {
 	fmt.Fprintf(&b, "<!-- %s -->\n\n# Outputs\n\n", generated)
 	b.WriteString("A step's outputs are read as `steps.ID.outputs.NAME`. Pass them to a script through `env:`, never as\n" +
 		"`${{ }}` inside `run:`, where the agent's text would be shell code. A JSON output is read with\n" +
-		"`fromJSON(steps.ID.outputs.usage).cost_usd`.\n")
+		"`fromJSON(steps.ID.outputs.usage).cost_usd`.\n\n" +
+		"An object structured output also sets one output `output-<field>` per top-level field, a string\n" +
+		"as is and anything else as compact JSON. action.yml cannot declare them, since the fields depend\n" +
+		"on your schema, but later steps read them all the same: `steps.<id>.outputs.output-<field>`. A\n" +
+		"field whose name is not letters, digits, `_` and `-`, or whose output would clash with another\n" +
+		"(names differing only in case), is left out. actionlint, which reads action.yml, reports them as\n" +
+		"unknown properties: ignore those with `-ignore 'property \"output-[a-z0-9_-]+\" is not defined'`,\n" +
+		"or read `fromJSON(steps.<id>.outputs.output).<field>` instead.\n")
 	for _, o := range report.Outputs() {
 		fmt.Fprintf(&b, "\n### %s\n\n%s", o.Name, wrap(o.Description, ""))
 	}
