@@ -43,8 +43,8 @@ func (r agentRun) check(t *testing.T) {
 	if got := a.git("log", "-1", "--format=%s", "agent/work"); got != "Add a note" {
 		t.Errorf("agent/work tip = %q, want the agent's commit", got)
 	}
-	if !r.noUsage && (atoi(t, out["input-tokens"]) != testkit.InputTokensPerReply*2 || atoi(t, out["output-tokens"]) != testkit.OutputTokensPerReply*2) {
-		t.Errorf("usage outputs: input %q, output %q; want two replies' worth", out["input-tokens"], out["output-tokens"])
+	if u := readUsage(t, out); !r.noUsage && (u.Input != testkit.InputTokensPerReply*2 || u.Output != testkit.OutputTokensPerReply*2) {
+		t.Errorf("usage output %s; want two replies' worth of input and output tokens", out["usage"])
 	}
 	log := readFile(t, out["log-file"])
 	if !strings.Contains(log, "notes.txt") {

@@ -86,6 +86,23 @@ func (a *action) asRunner() {
 
 func (a *action) input(name, value string) { a.env[inputs.EnvName(name)] = value }
 
+// usageOutput is the part of the usage output the tests read.
+type usageOutput struct {
+	Input  int      `json:"input_tokens"`
+	Output int      `json:"output_tokens"`
+	Cost   *float64 `json:"cost_usd"`
+}
+
+// readUsage reads the usage output of out.
+func readUsage(t *testing.T, out map[string]string) usageOutput {
+	t.Helper()
+	var u usageOutput
+	if err := json.Unmarshal([]byte(out["usage"]), &u); err != nil {
+		t.Errorf("usage output %q: %v", out["usage"], err)
+	}
+	return u
+}
+
 // key sets key of the map input group, beside the keys set before, as a workflow's YAML block
 // would (the value quoted as a JSON string, which YAML reads as written).
 func (a *action) key(group, key, value string) {
@@ -238,7 +255,7 @@ func TestClaudeEditsCommitsAndSignals(t *testing.T) {
 	if got := a.git("log", "-1", "--format=%s %an"); got != "Add a note sandcastle-agent[bot]" {
 		t.Errorf("last commit = %q, want the agent's commit with the default identity", got)
 	}
-	if out["session-id"] == "" || atoi(t, out["input-tokens"]) == 0 || atoi(t, out["output-tokens"]) == 0 || out["cost-usd"] == "" {
+	if u := readUsage(t, out); out["session-id"] == "" || u.Input == 0 || u.Output == 0 || u.Cost == nil || out["cost-usd"] == "" || atoi(t, out["total-tokens"]) == 0 {
 		t.Errorf("session and usage outputs missing: %v", out)
 	}
 	log := readFile(t, out["log-file"])

@@ -72,9 +72,9 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 	if len(comments) != 1 || !strings.Contains(comments[0].Body, "could you add the version?") || !strings.Contains(comments[0].Body, "<!-- sandcastle:triage -->") {
 		t.Errorf("comments on #1 = %+v; want the agent's, marked", comments)
 	}
-	var refused []map[string]any
-	if err := json.Unmarshal([]byte(out["refused-actions"]), &refused); err != nil || len(refused) != 1 || refused[0]["value"] != "needs-info" {
-		t.Errorf("refused-actions = %s; want needs-info alone", out["refused-actions"])
+	var actions struct{ Refused []map[string]any }
+	if err := json.Unmarshal([]byte(out["actions"]), &actions); err != nil || len(actions.Refused) != 1 || actions.Refused[0]["value"] != "needs-info" {
+		t.Errorf("actions = %s; want needs-info alone refused", out["actions"])
 	}
 	if summary := readFile(t, a.summary); !strings.Contains(summary, "### Triage") || !strings.Contains(summary, `**refused**: label "needs-info" is not in allowed-labels`) {
 		t.Errorf("the summary lacks the refusal:\n%s", summary)
