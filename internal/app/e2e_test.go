@@ -422,7 +422,6 @@ func TestClaudeStructuredOutputMissing(t *testing.T) {
 	a := newAction(t, commitBash("x.txt", "x", "Work"), testkit.Text("I forgot the tag. "+signal))
 	a.input("prompt", "Answer inside <result> tags.")
 	a.input("output-tag", "result")
-	a.input("output-type", "string")
 	inv, out := a.runWant(1)
 	if out["status"] != "failed" || out["output"] != "" {
 		t.Errorf("status %q output %q; want failed and no output", out["status"], out["output"])
