@@ -29,6 +29,10 @@ scripts/provision-docker.sh
 
 test -z "$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 go vet ./...
+# action.yml and docs/inputs.md, docs/outputs.md are generated from internal/inputs and
+# internal/report: a hand edit or a forgotten go generate shows as a diff.
+go generate ./...
+git diff --exit-code -- action.yml docs/inputs.md docs/outputs.md || { echo "go generate ./... changed the files above; commit them"; exit 1; }
 go test -count=1 -timeout 30m ./... "$@"
 
 # Fuzz tests behind a security promise get a short run beyond their seeds: bad env-file lines

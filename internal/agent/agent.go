@@ -73,6 +73,11 @@ type Command struct {
 type Spec struct {
 	// Name is the value of the agent input, e.g. "claude-code".
 	Name string
+	// Label is the CLI's name for people, e.g. "Claude Code".
+	Label string
+	// Secret is the variable a starter workflow passes from the repository's secrets: one of
+	// Credentials, or, for a CLI that needs none (a free default model), of EnvNames.
+	Secret string
 	// Program is the executable Command runs (argv[0]), looked up on the sandbox's PATH.
 	Program string
 	// DefaultModel is the model Command uses when Request.Model is empty.

@@ -11,6 +11,8 @@ import (
 func claudeCode() Provider {
 	return Provider{cli: claudeCLI{}, Spec: Spec{
 		Name:    "claude-code",
+		Label:   "Claude Code",
+		Secret:  "ANTHROPIC_API_KEY",
 		Program: "claude",
 		// The model Sandcastle's own scaffolding defaults to.
 		DefaultModel: "claude-opus-4-8",

@@ -13,6 +13,8 @@ import (
 func codex() Provider {
 	return Provider{cli: codexCLI{}, Spec: Spec{
 		Name:    "codex",
+		Label:   "Codex",
+		Secret:  "CODEX_API_KEY",
 		Program: "codex",
 		// gpt-5.5 is in the model catalog of the pinned codex (0.171): for a model it does not
 		// know, codex prints a warning on every run.

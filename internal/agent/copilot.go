@@ -11,6 +11,8 @@ import "strings"
 func copilot() Provider {
 	return Provider{cli: copilotCLI{}, Spec: Spec{
 		Name:    "copilot",
+		Label:   "GitHub Copilot CLI",
+		Secret:  "COPILOT_GITHUB_TOKEN",
 		Program: "copilot",
 		// The model Sandcastle's own scaffolding defaults to.
 		DefaultModel: "claude-sonnet-4.5",

@@ -15,6 +15,8 @@ import (
 func cursor() Provider {
 	return Provider{cli: cursorCLI{}, Spec: Spec{
 		Name:    "cursor",
+		Label:   "Cursor",
+		Secret:  "CURSOR_API_KEY",
 		Program: "agent",
 		// The model Sandcastle's own scaffolding defaults to.
 		DefaultModel: "composer-2",

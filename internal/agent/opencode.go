@@ -13,6 +13,8 @@ import "strings"
 func openCode() Provider {
 	return Provider{cli: openCodeCLI{}, Spec: Spec{
 		Name:    "opencode",
+		Label:   "OpenCode",
+		Secret:  "ANTHROPIC_API_KEY",
 		Program: "opencode",
 		// The model Sandcastle's own scaffolding defaults to, one of OpenCode's free models.
 		DefaultModel: "opencode/big-pickle",

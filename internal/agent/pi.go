@@ -41,6 +41,8 @@ func pi() Provider {
 	}
 	return Provider{cli: piCLI{}, Spec: Spec{
 		Name:    "pi",
+		Label:   "Pi",
+		Secret:  "ANTHROPIC_API_KEY",
 		Program: "pi",
 		// The model Sandcastle's own scaffolding defaults to.
 		DefaultModel: "claude-sonnet-4-6",

@@ -55,7 +55,7 @@ func TestActionContainerStartsSiblingSandbox(t *testing.T) {
 // TestActionContainerCopiedWorkspace runs the action's container as runners beyond GitHub's may:
 // on the host's network, under the host's hostname, with the workspace copied into its own file
 // system as root's (no mount the daemon could bind it from). The action finds its own container
-// all the same, copies the repository into the sandbox (sandbox-sync: auto), runs the agent as
+// all the same, copies the repository into the sandbox (docker sync: auto), runs the agent as
 // launch.AgentUID and brings its commit back.
 func TestActionContainerCopiedWorkspace(t *testing.T) {
 	a := newDockerAction(t, commitBash("notes.txt", "copied in", "Commit from a copy"), testkit.Bash(`echo "agent-uid=$(id -u)"`), testkit.Text("Done. "+signal))
@@ -75,7 +75,7 @@ func TestActionContainerCopiedWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the action failed: %v", err)
 	}
-	if !strings.Contains(string(out), "copying the repository into the sandbox (sandbox-sync: auto)") {
+	if !strings.Contains(string(out), "copying the repository into the sandbox (docker sync: auto)") {
 		t.Error("the action did not say it copies the repository in")
 	}
 	dockerOut(t, "cp", id+":/github/file_commands/output", filepath.Join(files, "output"))

@@ -43,8 +43,8 @@ func (r agentRun) check(t *testing.T) {
 	if got := a.git("log", "-1", "--format=%s", "agent/work"); got != "Add a note" {
 		t.Errorf("agent/work tip = %q, want the agent's commit", got)
 	}
-	if !r.noUsage && (atoi(t, out["input-tokens"]) != testkit.InputTokensPerReply*2 || atoi(t, out["output-tokens"]) != testkit.OutputTokensPerReply*2) {
-		t.Errorf("usage outputs: input %q, output %q; want two replies' worth", out["input-tokens"], out["output-tokens"])
+	if u := readUsage(t, out); !r.noUsage && (u.Input != testkit.InputTokensPerReply*2 || u.Output != testkit.OutputTokensPerReply*2) {
+		t.Errorf("usage output %s; want two replies' worth of input and output tokens", out["usage"])
 	}
 	log := readFile(t, out["log-file"])
 	if !strings.Contains(log, "notes.txt") {
@@ -98,7 +98,7 @@ func newAgentAction(t *testing.T, agent string, steps ...testkit.Step) *action {
 func TestDockerPiCommitsAndResumes(t *testing.T) {
 	a := newAgentAction(t, "pi", commitBash("notes.txt", "from pi", "Add a note"), testkit.Text("Done. "+signal), testkit.Text("notes.txt. "+signal))
 	models := fmt.Sprintf(`{"providers":{"anthropic":{"baseUrl":%q}}}`, a.model.URL())
-	a.input("hook-sandbox-ready", "mkdir -p ~/.pi/agent && printf '%s' '"+models+"' > ~/.pi/agent/models.json")
+	a.key("hooks", "sandbox-ready", "mkdir -p ~/.pi/agent && printf '%s' '"+models+"' > ~/.pi/agent/models.json")
 	a.env["PI_OFFLINE"] = "1"
 	a.input("env", a.env["INPUT_ENV"]+"\nPI_OFFLINE")
 	agentRun{a: a, session: true, store: ".pi/agent/sessions", requests: a.model.Requests}.check(t)
@@ -137,6 +137,6 @@ func TestDockerCodexCommitsAndResumes(t *testing.T) {
 	}
 	// Each hook line is one command, so the file travels base64-encoded.
 	config := base64.StdEncoding.EncodeToString([]byte(model.CodexConfig()))
-	a.input("hook-sandbox-ready", "mkdir -p ~/.codex && echo "+config+" | base64 -d > ~/.codex/config.toml")
+	a.key("hooks", "sandbox-ready", "mkdir -p ~/.codex && echo "+config+" | base64 -d > ~/.codex/config.toml")
 	agentRun{a: a, session: true, store: ".codex/sessions", requests: model.Requests}.check(t)
 }

@@ -86,7 +86,7 @@ func Main(ctx context.Context, sys System) int {
 			if args[0] == "prompt" {
 				fmt.Fprint(sys.Stdout, promptUsage)
 			}
-			fmt.Fprint(sys.Stdout, inputs.Usage())
+			fmt.Fprint(sys.Stdout, inputs.Usage(agentInfos()))
 			return exitOK
 		}
 		if err != nil {

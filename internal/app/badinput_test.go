@@ -25,14 +25,14 @@ func TestBadInput(t *testing.T) {
 		{"missing_placeholder_values", []string{"--prompt-file", "p.md", "--prompt-args", "A=1"}, writePrompt("{{A}} {{ISSUE}} {{TITLE}}"), []string{"{{ISSUE}}", "{{TITLE}}", "prompt-args"}, nil},
 		{"schema_does_not_compile", []string{"--prompt", "<result>", "--output-tag", "result", "--output-schema", `{"type": 5}`}, nil, []string{`input "output-schema": not a valid JSON Schema`}, []string{`"output-schema": input`}},
 		{"output_tag_not_in_prompt", []string{"--prompt", "answer please", "--output-tag", "result"}, nil, []string{`"output-tag"`, "<result>"}, nil},
-		{"docker_as_root", []string{"--prompt", "hi", "--sandbox", "docker", "--container-uid", "0"}, nil, []string{`"container-uid"`, "root"}, nil},
-		{"docker_without_agent_credentials", []string{"--prompt", "hi", "--sandbox", "docker", "--container-uid", "1000", "--container-gid", "1000"}, nil, []string{`"agent"`, "ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"}, nil},
+		{"docker_as_root", []string{"--prompt", "hi", "--sandbox", "docker", "--docker", "container-uid=0"}, nil, []string{`"container-uid"`, "root"}, nil},
+		{"docker_without_agent_credentials", []string{"--prompt", "hi", "--sandbox", "docker", "--docker", "container-uid=1000", "--docker", "container-gid=1000"}, nil, []string{`"agent"`, "ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"}, nil},
 		{"github_token_in_env", []string{"--prompt", "hi", "--env", "GITHUB_TOKEN"}, nil, []string{`"env"`, "GITHUB_TOKEN"}, nil},
 		{"env_file_secret_never_shown", []string{"--prompt", "hi"}, func(t *testing.T, e env, dir string) {
 			writeFile(t, filepath.Join(dir, ".sandcastle", ".env"), "ANTHROPIC_API_KEY: sk-ant-s3cr3t\nOPENAI_API_KEY=\"sk-s3cr3t\" s3cr3t-tail\n")
 			writeFile(t, filepath.Join(dir, ".git", "info", "exclude"), ".sandcastle/.env\n")
 		}, []string{`"env-file"`, "line 1: ANTHROPIC_API_KEY is followed by a colon, not =", "line 2: value of OPENAI_API_KEY has text after its closing quote"}, []string{"s3cr3t"}},
-		{"several_problems_at_once", []string{"--max-iterations", "0", "--agent", "nope", "--idle-timeout-seconds", "x"}, nil, []string{`"max-iterations"`, `"agent"`, `"idle-timeout-seconds"`, `"prompt"`}, nil},
+		{"several_problems_at_once", []string{"--max-iterations", "0", "--agent", "nope", "--timeouts", "idle-seconds=x"}, nil, []string{`"max-iterations"`, `"agent"`, `"idle-seconds"`, `"prompt"`}, nil},
 		{"branch_checked_out_in_checkout", []string{"--prompt", "hi", "--branch-strategy", "branch", "--branch", "main"}, nil,
 			[]string{`input "branch": branch "main" is checked out in the main working tree`}, nil},
 		{"branch_checked_out_in_another_worktree", []string{"--prompt", "hi", "--branch-strategy", "branch", "--branch", "theirs"}, func(t *testing.T, e env, dir string) {
@@ -48,7 +48,7 @@ func TestBadInput(t *testing.T) {
 		}, []string{`input "working-directory"`, "has no commits yet", "commit something first"}, []string{"rev-parse", "fatal"}},
 		{"agent_cli_missing", []string{"--prompt", "hi"}, nil, []string{"claude", "PATH"}, nil},
 		{"model_the_agent_cannot_take", []string{"--prompt", "hi", "--model", "-x"}, nil, []string{`input "model": claude-code: model "-x" must not start with '-'`}, nil},
-		{"codex_without_credentials", []string{"--prompt", "hi", "--agent", "codex", "--sandbox", "docker", "--container-uid", "1000", "--container-gid", "1000"}, nil, []string{`"agent"`, "codex needs one of CODEX_API_KEY"}, nil},
+		{"codex_without_credentials", []string{"--prompt", "hi", "--agent", "codex", "--sandbox", "docker", "--docker", "container-uid=1000", "--docker", "container-gid=1000"}, nil, []string{`"agent"`, "codex needs one of CODEX_API_KEY"}, nil},
 		{"resume_session_not_saved", []string{"--prompt", "hi", "--resume-session", "5b0f8d3e-8c2a-4f1e-9d7b-2a6c1e0f4b93"}, nil, []string{`"resume-session"`, "not found", ".claude/projects"}, nil},
 		{"resume_session_id_not_an_id", []string{"--prompt", "hi", "--resume-session", "../../etc/passwd"}, nil, []string{`"resume-session"`, "not valid"}, nil},
 		{"prompt_too_long_for_argv", []string{"--prompt-file", "p.md", "--agent", "cursor"}, writePrompt(strings.Repeat("x", 130<<10)), []string{`"prompt-file"`, "cursor takes the prompt as a command-line argument", "133120 bytes", "claude-code, codex, copilot, opencode, pi"}, nil},

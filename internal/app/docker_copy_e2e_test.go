@@ -18,7 +18,7 @@ func TestDockerCopySyncHead(t *testing.T) {
 		testkit.Text("Done. "+signal),
 	)
 	a.input("prompt", "Add a note, commit, then print "+signal)
-	a.input("sandbox-sync", "copy")
+	a.key("docker", "sync", "copy")
 	inv, out := a.runWant(0)
 	if out["status"] != "complete" || out["commit-count"] != "1" {
 		t.Errorf("outputs %v; want complete with one commit", out)
@@ -53,7 +53,7 @@ func TestDockerCopySyncWorktree(t *testing.T) {
 		testkit.Text("Done. "+signal),
 	)
 	a.input("prompt", "Add notes, one per run, then print "+signal)
-	a.input("sandbox-sync", "copy")
+	a.key("docker", "sync", "copy")
 	a.input("branch-strategy", "branch")
 	a.input("branch", "agent/copy")
 	a.input("max-iterations", "3")

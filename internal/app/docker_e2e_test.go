@@ -36,8 +36,8 @@ func newDockerAction(t *testing.T, steps ...testkit.Step) *action {
 	}
 	a.input("sandbox", "docker")
 	a.input("image", testkit.ClaudeImage)
-	a.input("build-image", "never")
-	a.input("network", "host")
+	a.key("docker", "build-image", "never")
+	a.key("docker", "network", "host")
 	chownTree(t, a.dir, workspaceUID)
 	return a
 }
@@ -156,7 +156,7 @@ func TestDockerSIGTERMRemovesContainer(t *testing.T) {
 			a := newDockerAction(t, commitBash("a.txt", "a", "Before the cancel"), testkit.Hang())
 			a.input("prompt", "Work until cancelled.")
 			a.input("branch-strategy", "merge-to-head")
-			a.input("sandbox-sync", sync)
+			a.key("docker", "sync", sync)
 			cmd, out := startBinary(t, a)
 			if err := a.model.WaitRequests(t.Context(), 2); err != nil {
 				cmd.Process.Kill()
@@ -259,9 +259,10 @@ func TestInitThenRunBuildsSandboxImage(t *testing.T) {
 		t.Fatalf("init: exit %d\n%s", inv.code, inv.output())
 	}
 	chownTree(t, a.dir, workspaceUID)
-	for _, name := range []string{"image", "build-image"} {
-		delete(a.env, inputs.EnvName(name)) // the defaults: sandcastle:repo, built when needed
-	}
+	// The defaults (sandcastle:repo, built when needed), the network kept.
+	delete(a.env, inputs.EnvName("image"))
+	a.env[inputs.EnvName("docker")] = ""
+	a.key("docker", "network", "host")
 	a.input("prompt", "Add a note, commit, then print "+signal)
 	inv := a.run()
 	if inv.code != 0 {

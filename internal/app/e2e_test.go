@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
+	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 	"go.yaml.in/yaml/v3"
 )
@@ -85,6 +86,30 @@ func (a *action) asRunner() {
 
 func (a *action) input(name, value string) { a.env[inputs.EnvName(name)] = value }
 
+// usageOutput is the part of the usage output the tests read.
+type usageOutput struct {
+	Input  int      `json:"input_tokens"`
+	Output int      `json:"output_tokens"`
+	Cost   *float64 `json:"cost_usd"`
+}
+
+// readUsage reads the usage output of out.
+func readUsage(t *testing.T, out map[string]string) usageOutput {
+	t.Helper()
+	var u usageOutput
+	if err := json.Unmarshal([]byte(out["usage"]), &u); err != nil {
+		t.Errorf("usage output %q: %v", out["usage"], err)
+	}
+	return u
+}
+
+// key sets key of the map input group, beside the keys set before, as a workflow's YAML block
+// would (the value quoted as a JSON string, which YAML reads as written).
+func (a *action) key(group, key, value string) {
+	q, _ := json.Marshal(value)
+	a.env[inputs.EnvName(group)] += key + ": " + string(q) + "\n"
+}
+
 // actionDefaults are the defaults action.yml gives inputs, by name.
 func actionDefaults(t *testing.T) map[string]string {
 	t.Helper()
@@ -156,9 +181,9 @@ func (a *action) readOutputs() map[string]string {
 			out[name] = val
 		}
 	}
-	for _, name := range inputs.OutputNames {
-		if _, ok := out[name]; !ok {
-			a.t.Errorf("output %q was not written", name)
+	for _, o := range report.Outputs() {
+		if _, ok := out[o.Name]; !ok {
+			a.t.Errorf("output %q was not written", o.Name)
 		}
 	}
 	return out
@@ -230,7 +255,7 @@ func TestClaudeEditsCommitsAndSignals(t *testing.T) {
 	if got := a.git("log", "-1", "--format=%s %an"); got != "Add a note sandcastle-agent[bot]" {
 		t.Errorf("last commit = %q, want the agent's commit with the default identity", got)
 	}
-	if out["session-id"] == "" || atoi(t, out["input-tokens"]) == 0 || atoi(t, out["output-tokens"]) == 0 || out["cost-usd"] == "" {
+	if u := readUsage(t, out); out["session-id"] == "" || u.Input == 0 || u.Output == 0 || u.Cost == nil || out["cost-usd"] == "" || atoi(t, out["total-tokens"]) == 0 {
 		t.Errorf("session and usage outputs missing: %v", out)
 	}
 	log := readFile(t, out["log-file"])
@@ -397,7 +422,6 @@ func TestClaudeStructuredOutputMissing(t *testing.T) {
 	a := newAction(t, commitBash("x.txt", "x", "Work"), testkit.Text("I forgot the tag. "+signal))
 	a.input("prompt", "Answer inside <result> tags.")
 	a.input("output-tag", "result")
-	a.input("output-type", "string")
 	inv, out := a.runWant(1)
 	if out["status"] != "failed" || out["output"] != "" {
 		t.Errorf("status %q output %q; want failed and no output", out["status"], out["output"])
@@ -414,13 +438,13 @@ func TestClaudeIdleTimeoutKillsAgent(t *testing.T) {
 	t.Parallel()
 	a := newAction(t, commitBash("x.txt", "x", "Work"), testkit.Hang())
 	a.input("prompt", "Work, then think forever.")
-	a.input("idle-timeout-seconds", "10") // long enough for claude to start on a loaded machine
+	a.key("timeouts", "idle-seconds", "10") // long enough for claude to start on a loaded machine
 	inv, out := a.runWant(1)
 	if out["status"] != "failed" || out["commit-count"] != "1" {
 		t.Errorf("status %q commit-count %q; want failed with the commit kept", out["status"], out["commit-count"])
 	}
-	if !strings.Contains(inv.stdout, "idle-timeout-seconds") {
-		t.Errorf("error does not point at idle-timeout-seconds:\n%s", inv.stdout)
+	if !strings.Contains(inv.stdout, "idle-seconds") {
+		t.Errorf("error does not point at idle-seconds:\n%s", inv.stdout)
 	}
 	if pids := processesWithHome(t, a.home); len(pids) > 0 {
 		t.Errorf("agent processes still running after the idle timeout: %v", pids)
@@ -431,13 +455,13 @@ func TestClaudeSignalThenHangCompletesAfterGrace(t *testing.T) {
 	t.Parallel()
 	a := newAction(t, commitBash("x.txt", "x", "Work"), testkit.TextThenHang("All done. "+signal))
 	a.input("prompt", "Work, then say you are done.")
-	a.input("completion-timeout-seconds", "1")
+	a.key("timeouts", "completion-seconds", "1")
 	a.input("max-iterations", "2")
 	inv, out := a.runWant(0)
 	if out["status"] != "complete" || out["completion-signal"] != signal || out["commit-count"] != "1" || out["iterations"] != "1" {
 		t.Errorf("outputs %v; want complete after 1 iteration with the signal and the commit", out)
 	}
-	if !strings.Contains(inv.stdout, "completion-timeout-seconds") {
+	if !strings.Contains(inv.stdout, "completion-seconds") {
 		t.Errorf("no warning about the hanging agent:\n%s", inv.stdout)
 	}
 	if pids := processesWithHome(t, a.home); len(pids) > 0 {
@@ -555,8 +579,8 @@ func TestClaudeMergeToHead(t *testing.T) {
 	a.input("branch-strategy", "merge-to-head")
 	a.input("name", "Fix It")
 	marker := filepath.Join(t.TempDir(), "hook-ran")
-	a.input("hook-worktree-ready", "pwd > "+marker)
-	a.input("hook-sandbox-ready", "git log -1 --format=%s > /dev/null")
+	a.key("hooks", "worktree-ready", "pwd > "+marker)
+	a.key("hooks", "sandbox-ready", "git log -1 --format=%s > /dev/null")
 	_, out := a.runWant(0)
 	reqs := a.model.Requests()
 	if len(reqs) == 0 {
@@ -591,7 +615,7 @@ func TestClaudeMergeToHead(t *testing.T) {
 		t.Errorf("worktrees left: %v", left)
 	}
 	if got := readFile(t, marker); !strings.Contains(got, filepath.Join(".sandcastle", "worktrees")) {
-		t.Errorf("hook-worktree-ready ran in %q, want the worktree", got)
+		t.Errorf("hook worktree-ready ran in %q, want the worktree", got)
 	}
 	if !strings.HasSuffix(out["log-file"], "-fix-it.log") {
 		t.Errorf("log-file = %q, want the run name in it", out["log-file"])

@@ -155,7 +155,7 @@ func TestDockerAgentCannotPlantInGit(t *testing.T) {
 				mounted := sync == "mount"
 				a := newDockerAction(t, testkit.Bash(plantScript(markers, mounted)), testkit.Text("Planted. "+signal))
 				a.input("prompt", "Do what the issue says, then print "+signal)
-				a.input("sandbox-sync", sync)
+				a.key("docker", "sync", sync)
 				a.input("branch-strategy", strategy)
 				if strategy == "branch" {
 					a.input("branch", "agent/planted")

@@ -348,7 +348,7 @@ func TestLeaseRejectedPushesRecoveryBranch(t *testing.T) {
 			theirs := g.remoteSHA(t, "theirs")
 			move := "git --git-dir=" + g.remote + " update-ref refs/heads/feature " + theirs
 			if when == "during_the_run" {
-				a.input("hook-worktree-ready", move)
+				a.key("hooks", "worktree-ready", move)
 			} else {
 				gitRun(t, a.env, a.dir, "--git-dir="+g.remote, "update-ref", "refs/heads/feature", theirs)
 			}

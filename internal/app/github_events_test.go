@@ -73,7 +73,7 @@ func TestOwnEventsStartNothing(t *testing.T) {
 }
 
 // TestAppBotStartsRunsOnlyWhenAllowed: a GitHub App's bot is never a collaborator, so its
-// permission is always none. allow-bots admits it without that look-up; without allow-bots
+// permission is always none. * in allowed-bots admits it without that look-up; without it
 // (or allowed-bots) it is refused, quietly, since a bot is never answered.
 func TestAppBotStartsRunsOnlyWhenAllowed(t *testing.T) {
 	for _, allow := range []bool{true, false} {
@@ -95,7 +95,7 @@ func TestAppBotStartsRunsOnlyWhenAllowed(t *testing.T) {
 			a.input("branch-strategy", "branch")
 			a.input("branch", "sandcastle/issue-42")
 			if allow {
-				a.input("allow-bots", "true")
+				a.input("allowed-bots", "*")
 			}
 
 			_, out := a.runWant(0)

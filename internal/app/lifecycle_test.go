@@ -65,7 +65,7 @@ func TestLifecycle(t *testing.T) {
 			}
 			gitRun(t, a.env, a.dir, "fetch", "-q", g.remote, "+refs/heads/*:refs/remotes/origin/*")
 			if tt.moved { // their commit lands on feature once the run has read where it was
-				a.input("hook-worktree-ready", "git --git-dir="+g.remote+" commit-tree -m theirs HEAD^{tree} -p HEAD > theirs && git --git-dir="+g.remote+" update-ref refs/heads/feature $(cat theirs) && rm theirs")
+				a.key("hooks", "worktree-ready", "git --git-dir="+g.remote+" commit-tree -m theirs HEAD^{tree} -p HEAD > theirs && git --git-dir="+g.remote+" update-ref refs/heads/feature $(cat theirs) && rm theirs")
 			}
 			g.maintainerLabels(t)
 			g.api.SetLabels(42, "sandcastle", "bug")

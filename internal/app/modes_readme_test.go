@@ -10,6 +10,9 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/scaffold"
 )
 
+// The table stays a restate-and-test pair rather than generated into the README: the README is
+// hand-written prose, and a generator rewriting a part of it would fight its editors.
+//
 // modesTable is the README's table of what each mode sets, made from the mode table: a row for
 // what starts it, the branch it works on, the prompt, then each input a mode sets (blank: the
 // input's own default; "needed": another value is refused).
@@ -49,7 +52,11 @@ func modesTable() string {
 		}) {
 			continue
 		}
-		row("`"+d.Name+"`", func(m inputs.Mode) string {
+		name := "`" + d.Name + "`"
+		if key := inputs.KeyName(d.Name); key != d.Name {
+			name = "`" + key + "` (`" + strings.TrimSuffix(d.Name, "."+key) + "`)"
+		}
+		row(name, func(m inputs.Mode) string {
 			for _, s := range m.Settings {
 				if s.Input == d.Name {
 					cell := "`" + strings.Join(strings.Split(s.Value, "\n"), "`, `") + "`"

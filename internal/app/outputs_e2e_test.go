@@ -106,10 +106,10 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 	if len(comments) != 1 || !strings.Contains(comments[0].Body, "could you add the version?") || !strings.Contains(comments[0].Body, "<!-- sandcastle:triage -->") {
 		t.Errorf("comments on #1 = %+v; want the agent's, marked", comments)
 	}
-	var refused []map[string]any
-	if err := json.Unmarshal([]byte(out["refused-actions"]), &refused); err != nil || len(refused) != 2 || refused[0]["value"] != "needs-info" ||
-		refused[1]["issue"] != 3.0 || !strings.Contains(fmt.Sprint(refused[1]["reason"]), "#3 was not read by this run") {
-		t.Errorf("refused-actions = %s; want needs-info, and the comment on #3, never read", out["refused-actions"])
+	var actions struct{ Refused []map[string]any }
+	if err := json.Unmarshal([]byte(out["actions"]), &actions); err != nil || len(actions.Refused) != 2 || actions.Refused[0]["value"] != "needs-info" ||
+		actions.Refused[1]["issue"] != 3.0 || !strings.Contains(fmt.Sprint(actions.Refused[1]["reason"]), "#3 was not read by this run") {
+		t.Errorf("actions = %s; want needs-info, and the comment on #3, never read, refused", out["actions"])
 	}
 	if got := g.api.Comments(3); len(got) != 0 {
 		t.Errorf("comments on #3 = %+v; want none: the run never read it", got)

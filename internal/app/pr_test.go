@@ -185,7 +185,7 @@ func prCommentRun(t *testing.T, newAction newActionFunc, moved bool) {
 	a.input("mode", "pr")
 	theirs := filepath.Join(t.TempDir(), "theirs")
 	if moved {
-		a.input("hook-worktree-ready", "git --git-dir="+g.remote+" commit-tree -m theirs refs/heads/feature^{tree} -p refs/heads/feature > "+theirs+
+		a.key("hooks", "worktree-ready", "git --git-dir="+g.remote+" commit-tree -m theirs refs/heads/feature^{tree} -p refs/heads/feature > "+theirs+
 			" && git --git-dir="+g.remote+" update-ref refs/heads/feature $(cat "+theirs+")")
 	}
 

@@ -54,8 +54,8 @@ func TestDockerPromptCommandRunsInTheSandbox(t *testing.T) {
 	dir := newRepo(t, e)
 	path := promptFile(t, dir, "uid: !`id -u`\nwhere: !`test -f /.dockerenv && echo container`\nwho: !`printf '%s' {{WHO}}`\n")
 	before := snapshot(t, e, dir)
-	inv := runMain(t, e, dir, "prompt", "--sandbox", "docker", "--image", testkit.ClaudeImage, "--build-image", "never",
-		"--container-uid", "1234", "--container-gid", "1234", "--prompt-file", path, "--prompt-args", "WHO=$(id)")
+	inv := runMain(t, e, dir, "prompt", "--sandbox", "docker", "--image", testkit.ClaudeImage, "--docker", "build-image=never",
+		"--docker", "container-uid=1234", "--docker", "container-gid=1234", "--prompt-file", path, "--prompt-args", "WHO=$(id)")
 	if inv.code != 0 {
 		t.Fatalf("exit %d, output:\n%s", inv.code, inv.output())
 	}

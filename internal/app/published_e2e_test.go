@@ -27,9 +27,10 @@ func TestDefaultsRunThePublishedSandboxImage(t *testing.T) {
 		testkit.Text("Done. "+signal),
 	)
 	publishedSandbox(t)
-	for _, name := range []string{"image", "build-image"} {
-		delete(a.env, inputs.EnvName(name))
-	}
+	// The defaults (sandcastle:repo, built when needed), the network kept.
+	delete(a.env, inputs.EnvName("image"))
+	a.env[inputs.EnvName("docker")] = ""
+	a.key("docker", "network", "host")
 	a.input("prompt", "Add a note, commit, then print "+signal)
 	inv := a.run()
 	if inv.code != 0 {

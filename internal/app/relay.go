@@ -20,6 +20,10 @@ import (
 // reserve is the part of GitHub's rate limit the relay leaves to the run's own writes.
 const reserve = 100
 
+// maxRequests bounds the GitHub API requests the relay forwards for one run. It is fixed rather
+// than an input: GitHub's own rate limit, of which reserve is kept, is the bound that matters.
+const maxRequests = 500
+
 // startRelay starts the read-only GitHub relay for the Docker sandbox of the checkout top, when
 // the run has one to offer: the inputs ask for it, and there is a token and a repository. It
 // returns the relay, the sandbox's environment with what gh and curl need, and the bind of its
@@ -31,7 +35,7 @@ func (s *setup) startRelay(top string, env map[string]string, log *report.Log) (
 	}
 	r, err := relay.New(relay.Options{ // relay.New defaults an empty APIURL to GitHub's
 		Policy: relay.Policy{Owner: owner, Name: name}, APIURL: s.gh.apiURL, GraphQLURL: s.gh.graphQLURL, Token: s.gh.token,
-		MaxRequests: s.cfg.GitHub.RelayMaxRequests, Reserve: reserve,
+		MaxRequests: maxRequests, Reserve: reserve,
 		Refused: func(msg string) { log.Warning("%s", msg) },
 	})
 	if err != nil {

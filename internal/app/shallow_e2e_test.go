@@ -46,7 +46,7 @@ func TestShallowCheckoutWithMainMoved(t *testing.T) {
 	a.input("branch", "sandcastle/issue-42")
 	a.input("open-pr", "true")
 	// Someone pushes to main once the run has its workspace, before the agent starts.
-	a.input("hook-worktree-ready", "git -C "+seed+" commit -q --allow-empty -m 'Pushed while the agent works' && git -C "+seed+" push -q "+g.remote+" main")
+	a.key("hooks", "worktree-ready", "git -C "+seed+" commit -q --allow-empty -m 'Pushed while the agent works' && git -C "+seed+" push -q "+g.remote+" main")
 
 	checkout()
 	inv, out := a.runWant(0)

@@ -68,7 +68,7 @@ func newLintProject(t *testing.T) *lintProject {
 // add writes a workflow named after where it came from, using this checkout's action.
 func (p *lintProject) add(name, workflow string) {
 	p.t.Helper()
-	workflow = strings.ReplaceAll(workflow, "uses: "+scaffold.ActionRef, "uses: ./")
+	workflow = strings.ReplaceAll(workflow, "uses: "+scaffold.ActionRef(), "uses: ./")
 	writeFile(p.t, filepath.Join(p.root, ".github", "workflows", name+".yml"), workflow)
 	p.n++
 }
@@ -161,7 +161,7 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 		}
 		for _, job := range wf.Jobs {
 			for _, step := range job.Steps {
-				if step.Uses != scaffold.ActionRef && step.Uses != "./" {
+				if step.Uses != scaffold.ActionRef() && step.Uses != "./" {
 					continue
 				}
 				steps++
@@ -196,7 +196,7 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 		}
 	}
 	if want := 2 + len(scaffold.Agents())*(1+len(scaffold.Modes())); steps < want {
-		t.Errorf("found %d steps that use %s or ./, want %d: one in README, one in each starter workflow and the dogfood workflow's", steps, scaffold.ActionRef, want)
+		t.Errorf("found %d steps that use %s or ./, want %d: one in README, one in each starter workflow and the dogfood workflow's", steps, scaffold.ActionRef(), want)
 	}
 }
 
@@ -276,13 +276,13 @@ func TestActionlintCatchesBrokenExamples(t *testing.T) {
 	t.Parallel()
 	bin := testkit.RequireBinary(t, "actionlint")
 	p := newLintProject(t)
-	const workflow = `on: push
+	workflow := `on: push
 jobs:
   agent:
     runs-on: ubuntu-latest
     steps:
       - id: agent
-        uses: ` + scaffold.ActionRef + `
+        uses: ` + scaffold.ActionRef() + `
         with:
           prompt: Fix it.
           max-iterations: 3

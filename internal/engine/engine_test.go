@@ -198,7 +198,7 @@ func TestRun_fails_before_the_agent(t *testing.T) {
 func TestRun_hook_fails(t *testing.T) {
 	r := newRig(t)
 	r.plan.Config.Hooks.WorktreeReady = []string{"exit 3"}
-	if o, err := r.run(t.Context()); err == nil || !strings.Contains(err.Error(), "hook-worktree-ready") || o.Status != report.StatusFailed || len(r.claude.Calls()) != 0 {
+	if o, err := r.run(t.Context()); err == nil || !strings.Contains(err.Error(), "hook worktree-ready") || o.Status != report.StatusFailed || len(r.claude.Calls()) != 0 {
 		t.Errorf("Run = %+v, %v", o, err)
 	}
 }

@@ -410,7 +410,7 @@ type started struct {
 	restored []string // sorted, each once
 }
 
-// sandbox starts where the agent runs: the host, after hook-worktree-ready when hooks is set,
+// sandbox starts where the agent runs: the host, after the hook worktree-ready when hooks is set,
 // or the container, once that hook is done so that what it set up is kept.
 func (e *engine) sandbox(ctx context.Context, ws Workspace, log *report.Log, hooks bool) (*started, error) {
 	cfg := e.p.Config
@@ -421,7 +421,7 @@ func (e *engine) sandbox(ctx context.Context, ws Workspace, log *report.Log, hoo
 	s := &started{e: e, host: e.d.Sandboxes.Host(ws.Dir(), vars), repo: ws, log: log}
 	s.sb = s.host
 	if hooks {
-		if err := run.Hooks(ctx, s.host, "hook-worktree-ready", cfg.Hooks.WorktreeReady, cfg.Hooks.Timeout, false); err != nil {
+		if err := run.Hooks(ctx, s.host, "hook worktree-ready", cfg.Hooks.WorktreeReady, cfg.Hooks.Timeout, false); err != nil {
 			s.closeHost(ctx)
 			return nil, err
 		}

@@ -231,7 +231,7 @@ func checkActor(ctx context.Context, e *Event, p Policy, perms Permissions) (Dec
 		if containsBot(p.AllowedBots, actor) || p.AllowBots {
 			return proceed(), nil
 		}
-		return refuse("actor %s is a bot, and bots may trigger only when listed in allowed-bots or allowed by allow-bots", actor), nil
+		return refuse("actor %s is a bot, and bots may trigger only when listed in allowed-bots, or when it lists *", actor), nil
 	}
 	if containsLogin(p.AllowedUsers, actor) {
 		return proceed(), nil

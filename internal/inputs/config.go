@@ -216,10 +216,8 @@ type GitHubConfig struct {
 	Reply bool
 	// Triage is what a triage run may do; zero unless OutputAction is triage.
 	Triage TriageConfig
-	// Relay gives the Docker sandbox read-only access to the repository on GitHub;
-	// RelayMaxRequests bounds the requests it forwards.
-	Relay            bool
-	RelayMaxRequests int
+	// Relay gives the Docker sandbox read-only access to the repository on GitHub.
+	Relay bool
 }
 
 // TriageConfig bounds what a triage run carries out.
@@ -246,7 +244,7 @@ type Hooks struct {
 type OutputConfig struct {
 	// Tag is the tag name, like "result" for <result>...</result>.
 	Tag string
-	// Type says whether the content is JSON or plain text.
+	// Type says whether the content is JSON or plain text: JSON exactly when there is a Schema.
 	Type OutputType
 	// Schema is the raw JSON Schema document (valid JSON, not yet compiled); nil for none.
 	// Only with OutputObject.

@@ -74,6 +74,9 @@ type Definition struct {
 	// ${{ github.token }}, that the command line cannot have; "" = Default. The runner
 	// evaluates it, so Load never sees it: on the command line the input defaults to Default.
 	ActionDefault string
+	// Formerly is the top-level input this key of a map input was before it moved there, so
+	// that a workflow that still sets it is told where it went; "" = none.
+	Formerly string
 }
 
 // Input names, so code and tests refer to inputs without repeating string literals.
@@ -83,10 +86,11 @@ const (
 	InputPromptFile               = "prompt-file"
 	InputPromptArgs               = "prompt-args"
 	InputCompletionSignal         = "completion-signal"
+	InputTimeouts                 = "timeouts"
 	InputMaxIterations            = "max-iterations"
-	InputIdleTimeoutSeconds       = "idle-timeout-seconds"
-	InputCompletionTimeoutSeconds = "completion-timeout-seconds"
-	InputShellTimeoutSeconds      = "shell-timeout-seconds"
+	InputIdleTimeoutSeconds       = "timeouts.idle-seconds"
+	InputCompletionTimeoutSeconds = "timeouts.completion-seconds"
+	InputShellTimeoutSeconds      = "timeouts.shell-seconds"
 	InputAgent                    = "agent"
 	InputModel                    = "model"
 	InputEffort                   = "effort"
@@ -95,37 +99,38 @@ const (
 	InputForkSession              = "fork-session"
 	InputSandbox                  = "sandbox"
 	InputImage                    = "image"
-	InputBuildImage               = "build-image"
+	InputDocker                   = "docker"
+	InputBuildImage               = "docker.build-image"
 	InputDockerfile               = "dockerfile"
-	InputBuildContext             = "build-context"
-	InputBuildArgs                = "build-args"
-	InputPull                     = "pull"
-	InputContainerUID             = "container-uid"
-	InputContainerGID             = "container-gid"
-	InputNetwork                  = "network"
-	InputCPUs                     = "cpus"
-	InputMemory                   = "memory"
-	InputPidsLimit                = "pids-limit"
-	InputMounts                   = "mounts"
-	InputDevices                  = "devices"
-	InputGroups                   = "groups"
-	InputSELinuxLabel             = "selinux-label"
-	InputSandboxSync              = "sandbox-sync"
+	InputBuildContext             = "docker.build-context"
+	InputBuildArgs                = "docker.build-args"
+	InputPull                     = "docker.pull"
+	InputContainerUID             = "docker.container-uid"
+	InputContainerGID             = "docker.container-gid"
+	InputNetwork                  = "docker.network"
+	InputCPUs                     = "docker.cpus"
+	InputMemory                   = "docker.memory"
+	InputPidsLimit                = "docker.pids-limit"
+	InputMounts                   = "docker.mounts"
+	InputDevices                  = "docker.devices"
+	InputGroups                   = "docker.groups"
+	InputSELinuxLabel             = "docker.selinux-label"
+	InputSandboxSync              = "docker.sync"
 	InputBranchStrategy           = "branch-strategy"
 	InputBranch                   = "branch"
 	InputName                     = "name"
 	InputWorkingDirectory         = "working-directory"
 	InputCopyToWorktree           = "copy-to-worktree"
-	InputHookWorktreeReady        = "hook-worktree-ready"
-	InputHookHostSandboxReady     = "hook-host-sandbox-ready"
-	InputHookSandboxReady         = "hook-sandbox-ready"
-	InputHookTimeoutSeconds       = "hook-timeout-seconds"
+	InputHooks                    = "hooks"
+	InputHookWorktreeReady        = "hooks.worktree-ready"
+	InputHookHostSandboxReady     = "hooks.host-sandbox-ready"
+	InputHookSandboxReady         = "hooks.sandbox-ready"
+	InputHookTimeoutSeconds       = "timeouts.hook-seconds"
 	InputEnv                      = "env"
 	InputEnvFile                  = "env-file"
 	InputLogFile                  = "log-file"
 	InputVerbose                  = "verbose"
 	InputOutputTag                = "output-tag"
-	InputOutputType               = "output-type"
 	InputOutputSchema             = "output-schema"
 	InputOutputMaxRetries         = "output-max-retries"
 	InputGitHubToken              = "github-token"
@@ -142,16 +147,15 @@ const (
 	InputBlockedLabel             = "blocked-label"
 	InputAllowedUsers             = "allowed-users"
 	InputAllowedBots              = "allowed-bots"
-	InputAllowBots                = "allow-bots"
 	InputRefuseIfOpenPR           = "refuse-if-open-pr"
 	InputAllowForks               = "allow-forks"
 	InputOutputAction             = "output-action"
-	InputAllowedLabels            = "allowed-labels"
-	InputMaxActions               = "max-actions"
-	InputTriagedLabel             = "triaged-label"
-	InputTriagePullRequests       = "triage-pull-requests"
+	InputTriage                   = "triage"
+	InputAllowedLabels            = "triage.allowed-labels"
+	InputMaxActions               = "triage.max-actions"
+	InputTriagedLabel             = "triage.triaged-label"
+	InputTriagePullRequests       = "triage.pull-requests"
 	InputGitHubRelay              = "github-relay"
-	InputGitHubRelayMaxRequests   = "github-relay-max-requests"
 )
 
 // What output-action does with the structured output.
@@ -165,12 +169,34 @@ const (
 // completion-signal input says otherwise.
 const DefaultCompletionSignal = "<promise>COMPLETE</promise>"
 
+// Topic is a section of docs/inputs.md: the inputs from First up to the next topic's First, in
+// the order of Definitions.
+type Topic struct {
+	Title string
+	First string // the name of its first input
+}
+
+// Topics are the sections of docs/inputs.md, in order; the first starts at the first input.
+var Topics = []Topic{
+	{"What to run", InputMode},
+	{"The loop", InputCompletionSignal},
+	{"The agent", InputAgent},
+	{"The sandbox", InputSandbox},
+	{"Branches and the workspace", InputBranchStrategy},
+	{"Environment and log", InputEnv},
+	{"Structured output", InputOutputTag},
+	{"Pushes and pull requests", InputGitHubToken},
+	{"Comments, triggers and labels", InputProgressComment},
+	{"Who may start a run", InputAllowedUsers},
+	{"Review, triage and GitHub in the sandbox", InputOutputAction},
+}
+
 // Definitions lists every input, in the order action.yml and --help show them.
 var Definitions = []Definition{
 	{
 		Name:        InputMode,
 		Default:     ModeRun,
-		Description: "What the run is for; it gives the inputs a workflow leaves out the values that job needs (see Modes in the README). run presets nothing; implement works on the event's issue, on the branch sandcastle/issue-N-TITLE, and opens a draft pull request that closes it; pr makes the changes a comment on a pull request asks for and pushes them to its branch; review posts one review of the event's pull request; triage labels, comments on and closes open issues. Each but run has a built-in prompt, which prompt or prompt-file replaces. An input the workflow sets wins, unless the mode cannot work with its value: then the run is refused, naming both.",
+		Description: "What the run is for; it gives the inputs a workflow leaves out the values that job needs (see Modes in the README). The mode run presets nothing; implement works on the event's issue, on the branch sandcastle/issue-N-TITLE, and opens a draft pull request that closes it; pr makes the changes a comment on a pull request asks for and pushes them to its branch; review posts one review of the event's pull request; triage labels, comments on and closes open issues. Each but run has a built-in prompt, which prompt or prompt-file replaces. An input the workflow sets wins, unless the mode cannot work with its value: then the run is refused, naming both.",
 		Kind:        KindChoice,
 		Choices:     modeNames(),
 	},
@@ -205,27 +231,43 @@ var Definitions = []Definition{
 		Kind:        KindNumber,
 	},
 	{
+		Name:        InputTimeouts,
+		Description: "Time limits of a run, in seconds, as a map: idle-seconds, completion-seconds, shell-seconds and hook-seconds (see its keys). Give a YAML or JSON map, or KEY=VALUE lines; on the command line --timeouts KEY=VALUE, repeated. A key left out keeps its default.",
+		Kind:        KindMap,
+		Multiline:   true,
+	},
+	{
 		Name:        InputIdleTimeoutSeconds,
+		Formerly:    "idle-timeout-seconds",
 		Default:     "600",
 		Description: "Seconds the agent may stay silent before it is stopped and the run fails.",
 		Kind:        KindNumber,
 	},
 	{
 		Name:        InputCompletionTimeoutSeconds,
+		Formerly:    "completion-timeout-seconds",
 		Default:     "60",
 		Description: "Seconds to wait for the agent to exit after it printed a completion signal; then it is stopped and the iteration counts as complete.",
 		Kind:        KindNumber,
 	},
 	{
 		Name:        InputShellTimeoutSeconds,
+		Formerly:    "shell-timeout-seconds",
 		Default:     "30",
 		Description: "Seconds each !`cmd` expression of a prompt template may run.",
 		Kind:        KindNumber,
 	},
 	{
+		Name:        InputHookTimeoutSeconds,
+		Formerly:    "hook-timeout-seconds",
+		Default:     "60",
+		Description: "Seconds each hook command may run.",
+		Kind:        KindNumber,
+	},
+	{
 		Name:        InputAgent,
 		Default:     "claude-code",
-		Description: "The agent CLI to run: claude-code, codex, copilot, cursor, opencode or pi (see Agents in the README).",
+		Description: "The agent CLI to run (see Agents in the README).",
 		Kind:        KindChoice,
 	},
 	{
@@ -235,12 +277,12 @@ var Definitions = []Definition{
 	},
 	{
 		Name:        InputEffort,
-		Description: "Reasoning effort or thinking level, one the agent accepts (claude-code: low, medium, high, xhigh, max; the others are in the README's Agents table). Empty means the agent's default.",
+		Description: "Reasoning effort or thinking level, one the agent accepts. Empty means the agent's default.",
 		Kind:        KindString,
 	},
 	{
 		Name:        InputPermissionMode,
-		Description: "Permission mode for the agent (claude-code: default, acceptEdits, plan, auto, dontAsk, bypassPermissions). Empty skips permission prompts: the sandbox is the boundary.",
+		Description: "Permission mode for the agent, one it accepts. Empty skips permission prompts: the sandbox is the boundary.",
 		Kind:        KindString,
 	},
 	{
@@ -257,7 +299,7 @@ var Definitions = []Definition{
 	{
 		Name:        InputSandbox,
 		Default:     SandboxDocker,
-		Description: "Where the agent runs: docker (in a container from image, as a non-root user without capabilities, with memory and process limits, unable to change what git on the runner executes) or none (directly in the action's container or on your machine, without isolation). Use none for trusted prompts only: there the agent runs as the action itself, with the job's token and every secret in reach, and can plant in the repository's .git what later git commands of the job run. The inputs image to sandbox-sync apply only to docker.",
+		Description: "Where the agent runs: docker (in a container from image, as a non-root user without capabilities, with memory and process limits, unable to change what git on the runner executes) or none (directly in the action's container or on your machine, without isolation). Use none for trusted prompts only: there the agent runs as the action itself, with the job's token and every secret in reach, and can plant in the repository's .git what later git commands of the job run. The inputs image, dockerfile and docker apply only to docker.",
 		Kind:        KindChoice,
 		Choices:     knownSandboxes,
 	},
@@ -267,92 +309,113 @@ var Definitions = []Definition{
 		Kind:        KindString,
 	},
 	{
-		Name:        InputBuildImage,
-		Default:     string(BuildAuto),
-		Description: "When to build image from dockerfile: auto (when the image is missing or was built from a different Dockerfile), always, or never (the image must exist or be pulled).",
-		Kind:        KindChoice,
-		Choices:     []string{string(BuildAuto), string(BuildAlways), string(BuildNever)},
-	},
-	{
 		Name:        InputDockerfile,
 		Default:     ".sandcastle/Dockerfile",
 		Description: "Dockerfile that builds image, relative to working-directory. Without it (and without image) the sandbox runs the agent's published image; sandcastle init writes one that starts from that image.",
 		Kind:        KindPath,
 	},
 	{
+		Name:        InputDocker,
+		Description: "Settings of the Docker sandbox that most runs leave alone, as a map: how the image is built or pulled, the user the agent runs as, its network, CPU, memory and process limits, extra mounts, devices and groups, and how the repository reaches it (see its keys). Give a YAML or JSON map (a list as a YAML list or one item per line, build-args as a nested map), or KEY=VALUE lines; on the command line --docker KEY=VALUE, repeated. A key left out keeps its default. Used only with sandbox docker.",
+		Kind:        KindMap,
+		Multiline:   true,
+	},
+	{
+		Name:        InputBuildImage,
+		Formerly:    "build-image",
+		Default:     string(BuildAuto),
+		Description: "When to build image from dockerfile: auto (when the image is missing or was built from a different Dockerfile), always, or never (the image must exist or be pulled).",
+		Kind:        KindChoice,
+		Choices:     []string{string(BuildAuto), string(BuildAlways), string(BuildNever)},
+	},
+	{
 		Name:        InputBuildContext,
+		Formerly:    "build-context",
 		Description: "Directory sent to the image build, relative to working-directory. Empty means the Dockerfile's directory.",
 		Kind:        KindPath,
 	},
 	{
 		Name:        InputBuildArgs,
+		Formerly:    "build-args",
 		Description: "Build arguments for the Dockerfile: a YAML or JSON map, or KEY=VALUE lines. AGENT_UID and AGENT_GID default to the uid and gid the agent runs as.",
 		Kind:        KindMap,
 		Multiline:   true,
 	},
 	{
 		Name:        InputPull,
+		Formerly:    "pull",
 		Default:     "false",
 		Description: "Pull image from its registry when it is not present locally, before building it. Needs image set to an image of your own; the published image used without a Dockerfile is pulled anyway.",
 		Kind:        KindBool,
 	},
 	{
 		Name:        InputContainerUID,
+		Formerly:    "container-uid",
 		Description: "User id the agent runs as in the sandbox. Empty means the owner of working-directory, or 1000 when that is root (the checkout is then lent to 1000 for the run). 0 (root) is refused.",
 		Kind:        KindNumber,
 	},
 	{
 		Name:        InputContainerGID,
+		Formerly:    "container-gid",
 		Description: "Group id the agent runs as in the sandbox. Empty means the group of working-directory, or 1000 when root owns it. 0 (root) is refused.",
 		Kind:        KindNumber,
 	},
 	{
 		Name:        InputNetwork,
+		Formerly:    "network",
 		Description: "Docker network the sandbox joins: bridge, host (the host's network), none (no network), or the name of a network you created. Empty means Docker's default bridge.",
 		Kind:        KindString,
 	},
 	{
 		Name:        InputCPUs,
+		Formerly:    "cpus",
 		Description: "Most CPUs the sandbox may use, like 2 or 1.5. Empty means no limit.",
 		Kind:        KindDecimal,
 	},
 	{
 		Name:        InputMemory,
+		Formerly:    "memory",
 		Default:     "4g",
 		Description: "Most memory the sandbox may use: bytes, or a number with k, m, g or t (powers of 1024), like 512m or 4g. At least 6m.",
 		Kind:        KindSize,
 	},
 	{
 		Name:        InputPidsLimit,
+		Formerly:    "pids-limit",
 		Default:     "4096",
 		Description: "Most processes the sandbox may run at once.",
 		Kind:        KindNumber,
 	},
 	{
 		Name:        InputMounts,
+		Formerly:    "mounts",
 		Description: "Extra bind mounts, one per line as host:sandbox or host:sandbox:ro. host is relative to working-directory, absolute or under ~/, and must exist; sandbox is absolute or under ~/ (the agent's home). A Docker socket, or a directory holding one, cannot be mounted.",
 		Kind:        KindList,
 		Multiline:   true,
 	},
 	{
 		Name:        InputDevices,
+		Formerly:    "devices",
 		Description: "Host devices the sandbox may use, one per line as /dev/name, optionally followed by :sandbox-path and :permissions (letters of rwm).",
 		Kind:        KindList,
 		Multiline:   true,
 	},
 	{
 		Name:        InputGroups,
+		Formerly:    "groups",
 		Description: "Extra groups of the agent's user, one per line, by name (as the image knows it) or by number.",
 		Kind:        KindList,
 		Multiline:   true,
 	},
 	{
 		Name:        InputSELinuxLabel,
+		Formerly:    "selinux-label",
 		Description: "SELinux label of the bind mounts: z (shared with other containers) or Z (private to the sandbox). Empty means no label; hosts that enforce SELinux need one.",
 		Kind:        KindString,
 	},
 	{
 		Name:        InputSandboxSync,
+		Formerly:    "sandbox-sync",
 		Default:     string(SyncAuto),
 		Description: "How the repository reaches the sandbox: mount (bind-mount the checkout), copy (copy it in and the commits back out, for a Docker daemon that cannot see the checkout), or auto (mount when the daemon can see the checkout, else copy).",
 		Kind:        KindChoice,
@@ -388,28 +451,31 @@ var Definitions = []Definition{
 		Multiline:   true,
 	},
 	{
+		Name:        InputHooks,
+		Description: "Shell commands run at points of the run, as a map: worktree-ready and host-sandbox-ready on the host, sandbox-ready inside the sandbox (see its keys), each one command per line or a YAML list. Give a YAML or JSON map, or KEY=VALUE lines; on the command line --hooks KEY=VALUE, repeated. Each command may run timeouts' hook-seconds.",
+		Kind:        KindMap,
+		Multiline:   true,
+	},
+	{
 		Name:        InputHookWorktreeReady,
+		Formerly:    "hook-worktree-ready",
 		Description: "Shell commands run on the host once the worktree (with branch-strategy head, the checkout) is ready, one per line (a line ending in \\ continues on the next).",
 		Kind:        KindList,
 		Multiline:   true,
 	},
 	{
 		Name:        InputHookHostSandboxReady,
+		Formerly:    "hook-host-sandbox-ready",
 		Description: "Shell commands run on the host once the sandbox is ready, one per line (a line ending in \\ continues on the next).",
 		Kind:        KindList,
 		Multiline:   true,
 	},
 	{
 		Name:        InputHookSandboxReady,
+		Formerly:    "hook-sandbox-ready",
 		Description: "Shell commands run inside the sandbox once it is ready, one per line (a line ending in \\ continues on the next), for example npm ci.",
 		Kind:        KindList,
 		Multiline:   true,
-	},
-	{
-		Name:        InputHookTimeoutSeconds,
-		Default:     "60",
-		Description: "Seconds each hook command may run.",
-		Kind:        KindNumber,
 	},
 	{
 		Name:        InputEnv,
@@ -440,15 +506,8 @@ var Definitions = []Definition{
 		Kind:        KindString,
 	},
 	{
-		Name:        InputOutputType,
-		Default:     string(OutputObject),
-		Description: "What the output-tag content is: object (JSON, checked against output-schema when given) or string (plain text). Used only with output-tag.",
-		Kind:        KindChoice,
-		Choices:     []string{string(OutputObject), string(OutputString)},
-	},
-	{
 		Name:        InputOutputSchema,
-		Description: "JSON Schema the structured output must match: inline JSON starting with {, or a file path relative to working-directory. Needs output-tag and output-type object.",
+		Description: "JSON Schema the structured output must match: inline JSON starting with {, or a file path relative to working-directory. Needs output-tag. With a schema the output is a JSON object checked against it, and each of its fields is also an output of its own; without one it is the tag's text as written.",
 		Kind:        KindText,
 		Multiline:   true,
 	},
@@ -536,15 +595,9 @@ var Definitions = []Definition{
 	},
 	{
 		Name:        InputAllowedBots,
-		Description: "Bots that may start runs without a permission check, one per line or separated by commas, with or without the [bot] suffix, like dependabot[bot] or renovate.",
+		Description: "Bots that may start runs without a permission check, one per line or separated by commas, with or without the [bot] suffix, like dependabot[bot] or renovate; * lets any bot start runs. A bot acts for a GitHub App, which is installed on the repository rather than a collaborator of it, so no permission look-up can check it: with *, any App that can act on the repository would start runs. None by default, so that one bot's comment cannot set off another run.",
 		Kind:        KindList,
 		Multiline:   true,
-	},
-	{
-		Name:        InputAllowBots,
-		Default:     "false",
-		Description: "Let any bot start runs, not only those in allowed-bots. A bot acts for a GitHub App, which is installed on the repository rather than a collaborator of it, so no permission look-up can check it: any App that can act on the repository would start runs. Off by default, so that one bot's comment cannot set off another run.",
-		Kind:        KindBool,
 	},
 	{
 		Name:        InputAllowForks,
@@ -564,30 +617,40 @@ var Definitions = []Definition{
 	{
 		Name:        InputOutputAction,
 		Default:     OutputActionNone,
-		Description: "What the host does with the structured output: none; review (post it as one review of the event's pull request, event COMMENT: the summary as its body, each comment on its line of the diff, one outside the diff in the body, none repeated on a re-run); or triage (carry out, with github-token, what it asks for each issue: labels added or removed, a comment, closing it, each checked against allowed-labels, max-actions and the repository's issues; refused actions are listed in the summary and the refused-actions output, and are not a failure). review and triage default output-tag to result and output-schema to their own schema (see the README). Empty means the mode's value, or none (see Modes in the README).",
+		Description: "What the host does with the structured output: none; review (post it as one review of the event's pull request, event COMMENT: the summary as its body, each comment on its line of the diff, one outside the diff in the body, none repeated on a re-run); or triage (carry out, with github-token, what it asks for each issue: labels added or removed, a comment, closing it, each checked against the triage input's allowed-labels and max-actions and the repository's issues; refused actions are listed in the summary and the actions output's refused list, and are not a failure). review and triage default output-tag to result and output-schema to their own schema (see the README). Empty means the mode's value, or none (see Modes in the README).",
 		Kind:        KindChoice,
 		Choices:     []string{OutputActionNone, OutputActionReview, OutputActionTriage},
 	},
 	{
+		Name:        InputTriage,
+		Description: "Settings of a triage run (output-action triage), as a map: the labels it may add or remove, the most actions it carries out, the label it marks issues with, and whether it acts on pull requests (see its keys). Give a YAML or JSON map (allowed-labels as a YAML list or one per line), or KEY=VALUE lines; on the command line --triage KEY=VALUE, repeated. A key left out keeps the mode's value or its default.",
+		Kind:        KindMap,
+		Multiline:   true,
+	},
+	{
 		Name:        InputAllowedLabels,
+		Formerly:    "allowed-labels",
 		Description: "Labels a triage run may add to or remove from issues, one per line or separated by commas. Empty means the mode's value (see Modes in the README), or none. Used only with output-action triage.",
 		Kind:        KindList,
 		Multiline:   true,
 	},
 	{
 		Name:        InputMaxActions,
+		Formerly:    "max-actions",
 		Default:     "20",
 		Description: "Most actions (a label added or removed, a comment, a close) a triage run carries out; the rest are refused. Used only with output-action triage.",
 		Kind:        KindNumber,
 	},
 	{
 		Name:        InputTriagedLabel,
+		Formerly:    "triaged-label",
 		Default:     "sandcastle:triaged",
 		Description: "Label a triage run adds to each issue it acted on, besides what the agent asked; an issue with it, or with a comment an earlier triage run wrote, is skipped on the next run. Empty means no label: only the comment marks an issue. Used only with output-action triage.",
 		Kind:        KindString,
 	},
 	{
 		Name:        InputTriagePullRequests,
+		Formerly:    "triage-pull-requests",
 		Default:     "false",
 		Description: "Let a triage run act on pull requests too, not only on issues. Used only with output-action triage.",
 		Kind:        KindBool,
@@ -598,44 +661,6 @@ var Definitions = []Definition{
 		Description: "Give the Docker sandbox read-only access to this repository on GitHub through a relay on the host, which adds github-token itself: gh (gh issue list, gh issue view, gh api) and curl --unix-socket work in the sandbox, every write is refused, and the token never enters it. Needs a token and the repository (in Actions, always there). false gives the sandbox no GitHub access at all.",
 		Kind:        KindBool,
 	},
-	{
-		Name:        InputGitHubRelayMaxRequests,
-		Default:     "500",
-		Description: "Most GitHub API requests the relay forwards for one run; later ones are answered 429. The relay also forwards none once GitHub's rate limit has 100 requests left, which it keeps for the run's own writes.",
-		Kind:        KindNumber,
-	},
-}
-
-// OutputNames lists the action's outputs in the order action.yml declares them.
-var OutputNames = []string{
-	"status",
-	"iterations",
-	"completion-signal",
-	"commits",
-	"commit-count",
-	"branch",
-	"base-sha",
-	"head-sha",
-	"output",
-	"session-id",
-	"session-file",
-	"input-tokens",
-	"output-tokens",
-	"cache-read-tokens",
-	"cache-creation-tokens",
-	"cost-usd",
-	"log-file",
-	"preserved-worktree",
-	"pushed",
-	"recovery-branch",
-	"pr-number",
-	"pr-url",
-	"comment-url",
-	"refusal-reason",
-	"restored-git-files",
-	"review-url",
-	"applied-actions",
-	"refused-actions",
 }
 
 // Sandbox names.
@@ -649,11 +674,14 @@ const (
 // knownSandboxes lists every sandbox name the sandbox input knows.
 var knownSandboxes = []string{SandboxDocker, SandboxNone}
 
-// dockerInputs are the inputs that apply only with sandbox docker.
-var dockerInputs = []string{
-	InputImage, InputBuildImage, InputDockerfile, InputBuildContext, InputBuildArgs, InputPull,
-	InputContainerUID, InputContainerGID, InputNetwork, InputCPUs, InputMemory, InputPidsLimit,
-	InputMounts, InputDevices, InputGroups, InputSELinuxLabel, InputSandboxSync,
+// dockerInputs are the inputs that apply only with sandbox docker: image, dockerfile and the
+// keys of the docker map.
+func dockerInputs() []string {
+	names := []string{InputImage, InputDockerfile}
+	for _, k := range Keys(InputDocker) {
+		names = append(names, k.Name)
+	}
+	return names
 }
 
 // EnvName returns the variable the Actions runner sets for input name: INPUT_ and the name
@@ -663,7 +691,8 @@ func EnvName(name string) string {
 	return "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
 }
 
-// Lookup returns the definition of the input called name.
+// Lookup returns the definition of the input called name, or of the key of a map input called
+// "input.key".
 func Lookup(name string) (Definition, bool) {
 	for _, d := range Definitions {
 		if d.Name == name {
@@ -671,4 +700,34 @@ func Lookup(name string) (Definition, bool) {
 		}
 	}
 	return Definition{}, false
+}
+
+// AgentValues says, for the docs and --help, which values input name takes by agent: the
+// agents for agent, each agent's efforts for effort and permission modes for permission-mode;
+// "" for any other input. The values are the agent registry's, which agents holds.
+func AgentValues(name string, agents []AgentInfo) string {
+	byAgent := func(values func(AgentInfo) []string) string {
+		var parts []string
+		for _, a := range agents {
+			v := "none"
+			if len(values(a)) > 0 {
+				v = strings.Join(values(a), ", ")
+			}
+			parts = append(parts, a.Name+": "+v)
+		}
+		return "By agent: " + strings.Join(parts, "; ") + "."
+	}
+	switch name {
+	case InputAgent:
+		var names []string
+		for _, a := range agents {
+			names = append(names, a.Name)
+		}
+		return "One of: " + strings.Join(names, ", ") + "."
+	case InputEffort:
+		return byAgent(func(a AgentInfo) []string { return a.Efforts })
+	case InputPermissionMode:
+		return byAgent(func(a AgentInfo) []string { return a.PermissionModes })
+	}
+	return ""
 }

@@ -9,16 +9,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// actionYML is the part of action.yml the contract test reads. Inputs and outputs stay nodes so
-// their order can be checked.
+// actionYML is the part of action.yml the tests read.
 type actionYML struct {
-	Name string `yaml:"name"`
-	Runs struct {
-		Using string `yaml:"using"`
-		Image string `yaml:"image"`
-	} `yaml:"runs"`
-	Inputs  yaml.Node `yaml:"inputs"`
-	Outputs yaml.Node `yaml:"outputs"`
+	Inputs yaml.Node `yaml:"inputs"`
 }
 
 // readActionYML reads the repository's action.yml.
@@ -35,66 +28,36 @@ func readActionYML(t *testing.T) actionYML {
 	return action
 }
 
-func TestActionYMLMatchesDefinitions(t *testing.T) {
+// TestAtMostFiftyInputs keeps the action's face one a newcomer can hold: a knob most runs leave
+// alone is a key of a map input, not an input of its own.
+func TestAtMostFiftyInputs(t *testing.T) {
 	t.Parallel()
-	action := readActionYML(t)
-	if got, want := action.Name, "Sandcastle"; got != want {
-		t.Errorf("name = %q, want %q", got, want)
+	if n := len(TopLevel()); n > 50 {
+		t.Errorf("%d top-level inputs; keep at most 50, and make rarely set ones keys of a map input", n)
 	}
-	// Which image it runs is internal/release's test.
-	if got, want := action.Runs.Using, "docker"; got != want {
-		t.Errorf("runs.using = %q, want %q", got, want)
-	}
+}
 
-	inputs := pairs(t, &action.Inputs)
-	var names []string
+// TestMapInputKeys: every key belongs to a map input, and every moved input names where it went
+// once.
+func TestMapInputKeys(t *testing.T) {
+	t.Parallel()
+	formerly := map[string]string{}
 	for _, d := range Definitions {
-		names = append(names, d.Name)
-	}
-	if got := keys(inputs); !slices.Equal(got, names) {
-		t.Errorf("action.yml inputs =\n%q\nwant Definitions\n%q", got, names)
-	}
-	for _, in := range inputs {
-		d, ok := Lookup(in.name)
-		if !ok {
-			continue // reported above
-		}
-		var spec struct {
-			Description string    `yaml:"description"`
-			Default     yaml.Node `yaml:"default"`
-		}
-		if err := in.value.Decode(&spec); err != nil {
-			t.Errorf("input %q: %v", in.name, err)
+		group, key, isKey := strings.Cut(d.Name, ".")
+		if !isKey {
+			if d.Formerly != "" {
+				t.Errorf("input %q: Formerly is only for the keys of map inputs", d.Name)
+			}
 			continue
 		}
-		want := d.Default
-		switch {
-		case setByMode(d.Name):
-			want = "" // TestLoad_modesInTheAction says why
-		case d.ActionDefault != "":
-			want = d.ActionDefault
+		if g, ok := Lookup(group); !ok || g.Kind != KindMap || strings.Contains(key, ".") {
+			t.Errorf("key %q: %q is no map input, or the key is nested", d.Name, group)
 		}
-		if got := spec.Default.Value; got != want {
-			t.Errorf("input %q: default = %q, want %q", in.name, got, want)
-		}
-		if spec.Default.Kind != 0 && spec.Default.Tag != "!!str" {
-			t.Errorf("input %q: default is a %s; quote it so it is a string", in.name, spec.Default.Tag)
-		}
-		if got, want := strings.Join(strings.Fields(spec.Description), " "), d.Description; got != want {
-			t.Errorf("input %q: description =\n%q\nwant\n%q", in.name, got, want)
-		}
-	}
-
-	outputs := pairs(t, &action.Outputs)
-	if got := keys(outputs); !slices.Equal(got, OutputNames) {
-		t.Errorf("action.yml outputs =\n%q\nwant OutputNames\n%q", got, OutputNames)
-	}
-	for _, out := range outputs {
-		var spec struct {
-			Description string `yaml:"description"`
-		}
-		if err := out.value.Decode(&spec); err != nil || strings.TrimSpace(spec.Description) == "" {
-			t.Errorf("output %q has no description (%v)", out.name, err)
+		if d.Formerly != "" {
+			if other, dup := formerly[d.Formerly]; dup || isTopLevel(d.Formerly) {
+				t.Errorf("key %q: Formerly %q is also %q, or still an input", d.Name, d.Formerly, other)
+			}
+			formerly[d.Formerly] = d.Name
 		}
 	}
 }

@@ -54,7 +54,7 @@ func (l *loader) docker(dir string, dirOK bool, agent string) DockerConfig {
 	if d.Build == BuildNever {
 		for _, name := range []string{InputDockerfile, InputBuildContext, InputBuildArgs} {
 			if l.changed(name) {
-				l.problem(name, "is not used with build-image never; remove %s or use build-image auto or always", name)
+				l.problem(name, "is not used with build-image never; remove %s or use build-image auto or always", KeyName(name))
 			}
 		}
 	}
@@ -64,7 +64,7 @@ func (l *loader) docker(dir string, dirOK bool, agent string) DockerConfig {
 	if prebuilt && d.Build != BuildNever {
 		for _, name := range []string{InputBuildContext, InputBuildArgs} {
 			if l.changed(name) {
-				l.problem(name, "is not used: there is no %s to build, so the published image %s is used; write that Dockerfile (sandcastle init does) or remove %s", resolve(dir, l.single(InputDockerfile)), release.SandboxImage(agent), name)
+				l.problem(name, "is not used: there is no %s to build, so the published image %s is used; write that Dockerfile (sandcastle init does) or remove %s", resolve(dir, l.single(InputDockerfile)), release.SandboxImage(agent), KeyName(name))
 			}
 		}
 	}
@@ -104,9 +104,9 @@ func (l *loader) docker(dir string, dirOK bool, agent string) DockerConfig {
 // is not docker: it would be silently ignored. Defaults do not count, because the runner sets
 // every input the workflow leaves out to its default.
 func (l *loader) notDocker(sandbox string) {
-	for _, name := range dockerInputs {
+	for _, name := range dockerInputs() {
 		if l.changed(name) {
-			l.problem(name, "only applies with sandbox docker, but sandbox is %s; remove %s or set sandbox: docker", sandbox, name)
+			l.problem(name, "only applies with sandbox docker, but sandbox is %s; remove %s or set sandbox: docker", sandbox, KeyName(name))
 		}
 	}
 }

@@ -31,12 +31,12 @@ func TestLoad_textFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Load(tt.raw, testEnv(tt.files))
+			_, err := load(tt.raw, testEnv(tt.files))
 			checkOneProblem(t, err, tt.input, tt.want)
 		})
 	}
 	// A file of exactly MaxFileSize bytes is fine.
-	if _, err := Load(Raw{InputPromptFile: "p.md"}, testEnv(map[string]string{"p.md": strings.Repeat("x", MaxFileSize)})); err != nil {
+	if _, err := load(Raw{InputPromptFile: "p.md"}, testEnv(map[string]string{"p.md": strings.Repeat("x", MaxFileSize)})); err != nil {
 		t.Errorf("a prompt file of 1 MiB: %v", err)
 	}
 }

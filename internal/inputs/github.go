@@ -46,7 +46,6 @@ func (l *loader) github(strategy BranchStrategy) GitHubConfig {
 		BlockedLabel:     l.label(InputBlockedLabel),
 		AllowedUsers:     l.logins(InputAllowedUsers, false),
 		AllowedBots:      l.logins(InputAllowedBots, true),
-		AllowBots:        l.boolean(InputAllowBots),
 		RefuseIfOpenPR:   l.boolean(InputRefuseIfOpenPR),
 		AllowForks:       l.boolean(InputAllowForks),
 		OutputAction:     l.choice(InputOutputAction),
@@ -55,7 +54,10 @@ func (l *loader) github(strategy BranchStrategy) GitHubConfig {
 		Subjects:         l.mode.Subjects,
 		TriggerNotBefore: l.mode.NotBefore,
 		Relay:            l.boolean(InputGitHubRelay),
-		RelayMaxRequests: int(l.number(InputGitHubRelayMaxRequests, 1, 100000)),
+	}
+	// "*" among the bots lets any bot start runs.
+	if i := slices.Index(g.AllowedBots, anyBot); i >= 0 {
+		g.AllowBots, g.AllowedBots = true, slices.Delete(g.AllowedBots, i, i+1)
 	}
 	g.Triage = l.triage(g.OutputAction)
 	// The body is Markdown: its blank lines and indentation are kept as given.
@@ -172,6 +174,8 @@ func (l *loader) logins(name string, bots bool) []string {
 			login = strings.TrimSpace(login)
 			switch {
 			case login == "" || slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, login) }):
+			case bots && login == anyBot:
+				out = append(out, login)
 			case bots && !botRe.MatchString(login):
 				l.problem(name, "%q is not a bot's login; use letters, digits and -, up to 39, optionally followed by [bot], like dependabot[bot]", login)
 			case !bots && strings.HasSuffix(login, "[bot]"):
@@ -185,6 +189,9 @@ func (l *loader) logins(name string, bots bool) []string {
 	}
 	return out
 }
+
+// anyBot in allowed-bots lets any bot start runs.
+const anyBot = "*"
 
 // abbreviate shortens a long value for a message: its first 40 characters and "...".
 func abbreviate(s string) string {
@@ -219,7 +226,7 @@ func (l *loader) triage(action string) TriageConfig {
 	}
 	for _, name := range []string{InputAllowedLabels, InputMaxActions, InputTriagedLabel, InputTriagePullRequests} {
 		if v, given := l.given(name); given && v != defaultOf(name) {
-			l.problem(name, "is used only with output-action triage; set output-action: triage or remove %s", name)
+			l.problem(name, "is used only with output-action triage; set output-action: triage or remove %s", KeyName(name))
 		}
 	}
 	return TriageConfig{}

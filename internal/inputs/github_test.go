@@ -111,13 +111,13 @@ func TestLoad_githubBadInput(t *testing.T) {
 		{"allowed_users_bot", with(InputAllowedUsers, "octocat, dependabot[bot]"), InputAllowedUsers, `"dependabot[bot]" is a bot; list it in allowed-bots instead`},
 		{"allowed_bots_underscore", with(InputAllowedBots, "my_bot"), InputAllowedBots, `"my_bot" is not a bot's login; use letters, digits and -, up to 39, optionally followed by [bot]`},
 		{"allowed_bots_other_suffix", with(InputAllowedBots, "renovate[app]"), InputAllowedBots, `"renovate[app]" is not a bot's login`},
-		{"allow_bots_maybe", with(InputAllowBots, "maybe"), InputAllowBots, "use true or false"},
+		{"allowed_bots_star_and_junk", with(InputAllowedBots, "*, re novate"), InputAllowedBots, `"re novate" is not a bot's login`},
 		{"refuse_if_open_pr_maybe", with(InputRefuseIfOpenPR, "maybe"), InputRefuseIfOpenPR, "use true or false"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Load(tt.raw, testEnv(nil))
+			_, err := load(tt.raw, testEnv(nil))
 			checkOneProblem(t, err, tt.input, tt.valid)
 		})
 	}
@@ -128,13 +128,13 @@ func TestLoad_githubBadInput(t *testing.T) {
 func TestLoad_githubTokenNeverInMessages(t *testing.T) {
 	t.Parallel()
 	for _, token := range []string{"ghs_SECRETPART other", "ghs_SECRETPART\nother", "ghs_SECRETPART\x00other"} {
-		_, err := Load(with(InputGitHubToken, token), testEnv(nil))
+		_, err := load(with(InputGitHubToken, token), testEnv(nil))
 		if err == nil {
-			t.Fatalf("Load(%q) succeeded, want a problem", token)
+			t.Fatalf("load(%q) succeeded, want a problem", token)
 		}
 		for _, part := range []string{"SECRETPART", "other", "ghs_"} {
 			if strings.Contains(err.Error(), part) {
-				t.Errorf("Load(%q) error %q shows %q of the token", token, err, part)
+				t.Errorf("load(%q) error %q shows %q of the token", token, err, part)
 			}
 		}
 	}
@@ -142,7 +142,7 @@ func TestLoad_githubTokenNeverInMessages(t *testing.T) {
 
 func TestLoad_openPRProblemsTogether(t *testing.T) {
 	t.Parallel()
-	_, err := Load(with(InputOpenPR, "true", InputPush, "none", InputBranchStrategy, "merge-to-head"), testEnv(nil))
+	_, err := load(with(InputOpenPR, "true", InputPush, "none", InputBranchStrategy, "merge-to-head"), testEnv(nil))
 	var got []string
 	for _, p := range problemsOf(t, err) {
 		got = append(got, p.Input)

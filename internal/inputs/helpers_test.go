@@ -1,6 +1,7 @@
 package inputs
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"path/filepath"
@@ -104,4 +105,27 @@ func checkOneProblem(t *testing.T, err error, input, valid string) *Problem {
 		t.Errorf("Problem.Message = %q, want it to contain %q", p.Message, valid)
 	}
 	return p
+}
+
+// load is Load of raw in which the keys of map inputs may be given as inputs of their own
+// ("docker.memory"), as the tables of these tests write them: grouped moves them into their map
+// input first, as a workflow gives them.
+func load(raw Raw, env Env) (Config, error) {
+	return Load(grouped(raw), env)
+}
+
+// grouped returns raw with each "input.key" entry moved into input's value, a YAML map whose
+// values are quoted as JSON strings (which YAML reads as written).
+func grouped(raw Raw) Raw {
+	out := Raw{}
+	for name, v := range raw {
+		group, key, isKey := strings.Cut(name, ".")
+		if !isKey {
+			out[name] += v
+			continue
+		}
+		q, _ := json.Marshal(v)
+		out[group] += key + ": " + string(q) + "\n"
+	}
+	return out
 }

@@ -60,7 +60,7 @@ type AgentInfo struct {
 // a bad setting later (a flag, the repository the inputs name, the environment) says so with a
 // Problem too, so that one look at the error's type tells bad input from a failed run.
 type Problem struct {
-	Input   string // the input's name, e.g. "max-iterations"; "" when the problem is no one input's
+	Input   string // the input's name, e.g. "max-iterations", or "docker.memory" for a map input's key; "" when the problem is no one input's
 	Message string // what is wrong and what would be valid
 }
 
@@ -68,7 +68,7 @@ func (p *Problem) Error() string {
 	if p.Input == "" {
 		return p.Message
 	}
-	return fmt.Sprintf("input %q: %s", p.Input, p.Message)
+	return label(p.Input) + ": " + p.Message
 }
 
 // RuntimeError is an input that proved unusable once the run had started: a log file that
@@ -79,7 +79,7 @@ type RuntimeError struct {
 	Err   error  // what went wrong, and what to change
 }
 
-func (e *RuntimeError) Error() string { return fmt.Sprintf("input %q: %v", e.Input, e.Err) }
+func (e *RuntimeError) Error() string { return fmt.Sprintf("%s: %v", label(e.Input), e.Err) }
 
 func (e *RuntimeError) Unwrap() error { return e.Err }
 
@@ -100,7 +100,7 @@ func Load(raw Raw, env Env) (Config, error) {
 	}
 	l := &loader{raw: maps.Clone(raw), env: env}
 	for name := range raw {
-		if _, ok := Lookup(name); !ok {
+		if !isTopLevel(name) {
 			hint := didYouMean(name, "")
 			if hint != "" {
 				hint = " (" + hint + ")"
@@ -108,6 +108,7 @@ func Load(raw Raw, env Env) (Config, error) {
 			l.problem(name, "there is no such input%s; see the inputs in action.yml or sandcastle run --help", hint)
 		}
 	}
+	l.expandGroups()
 	slices.SortFunc(l.problems, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 
 	var c Config
@@ -559,26 +560,19 @@ func (l *loader) logFile(dir string) string {
 
 func (l *loader) output(dir string, dirOK bool, maxIterations int, agent AgentInfo, agentOK bool, action string) *OutputConfig {
 	tag := l.single(InputOutputTag)
-	typ := OutputType(l.choice(InputOutputType))
 	schemaText, hasSchema := l.given(InputOutputSchema)
 	if own, ok := actionSchemas[action]; ok {
 		// The host reads the output itself: its own tag and schema unless the workflow names
-		// others, as an object.
+		// others.
 		if tag == "" {
 			tag = defaultActionTag
 		}
-		switch {
-		case typ == OutputString:
-			l.problem(InputOutputType, "output-action %s reads a JSON object; use output-type object", action)
-		case !hasSchema:
+		if !hasSchema {
 			schemaText, hasSchema = own, true
 		}
 	}
 	retries := int(l.number(InputOutputMaxRetries, 0, math.MaxInt32))
 	if tag == "" {
-		if typ != "" && typ != OutputType(defaultOf(InputOutputType)) {
-			l.problem(InputOutputType, "is used only with output-tag; set output-tag or remove output-type")
-		}
 		if hasSchema {
 			l.problem(InputOutputSchema, "needs output-tag; set output-tag to the tag the agent writes its output in")
 		}
@@ -596,11 +590,10 @@ func (l *loader) output(dir string, dirOK bool, maxIterations int, agent AgentIn
 	if retries > 0 && agentOK && !agent.Resumable {
 		l.problem(InputOutputMaxRetries, "agent %q cannot resume a session, which retries need; use 0, or an agent that can: %s", agent.Name, strings.Join(l.agentsWith(func(a AgentInfo) bool { return a.Resumable }), ", "))
 	}
-	out := &OutputConfig{Tag: tag, Type: typ, MaxRetries: retries}
+	// A schema says the output is a JSON object; without one it is the tag's text.
+	out := &OutputConfig{Tag: tag, Type: OutputString, MaxRetries: retries}
 	if hasSchema {
-		if typ == OutputString {
-			l.problem(InputOutputSchema, "needs output-type object; a string output has no schema")
-		}
+		out.Type = OutputObject
 		out.Schema = l.schema(strings.TrimSpace(schemaText), dir, dirOK)
 	}
 	return out

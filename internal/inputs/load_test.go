@@ -12,7 +12,7 @@ import (
 
 func TestLoad_defaults(t *testing.T) {
 	t.Parallel()
-	got, err := Load(Raw{InputPrompt: "Fix the bug."}, testEnv(nil))
+	got, err := load(Raw{InputPrompt: "Fix the bug."}, testEnv(nil))
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -43,24 +43,23 @@ func TestLoad_defaults(t *testing.T) {
 		Hooks:            Hooks{Timeout: 60 * time.Second},
 		EnvFile:          "/repo/.sandcastle/.env",
 		GitHub: GitHubConfig{
-			Push:             PushAuto,
-			PRDraft:          true,
-			ProgressComment:  true,
-			TriggerPhrases:   []string{"/sandcastle", "@sandcastle"},
-			RefuseIfOpenPR:   true,
-			OutputAction:     OutputActionNone,
-			Relay:            true,
-			RelayMaxRequests: 500,
+			Push:            PushAuto,
+			PRDraft:         true,
+			ProgressComment: true,
+			TriggerPhrases:  []string{"/sandcastle", "@sandcastle"},
+			RefuseIfOpenPR:  true,
+			OutputAction:    OutputActionNone,
+			Relay:           true,
 		},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Load() =\n%+v\nwant\n%+v", got, want)
+		t.Errorf("load() =\n%+v\nwant\n%+v", got, want)
 	}
 }
 
 func TestLoad_sandboxNoneLeavesDockerEmpty(t *testing.T) {
 	t.Parallel()
-	got, err := Load(with(InputSandbox, "none"), testEnv(nil))
+	got, err := load(with(InputSandbox, "none"), testEnv(nil))
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -132,7 +131,6 @@ func TestLoad_everyInputSet(t *testing.T) {
 		InputLogFile:                  "logs/run.log",
 		InputVerbose:                  "yes",
 		InputOutputTag:                "result",
-		InputOutputType:               "object",
 		InputOutputSchema:             "schema/result.json",
 		InputOutputMaxRetries:         "2",
 		InputGitHubToken:              " ghs_example123\n",
@@ -148,8 +146,7 @@ func TestLoad_everyInputSet(t *testing.T) {
 		InputInProgressLabel:          "agent:working",
 		InputBlockedLabel:             "agent:blocked",
 		InputAllowedUsers:             "octocat, Mona-Lisa\nOCTOCAT\n",
-		InputAllowedBots:              "dependabot[bot],renovate",
-		InputAllowBots:                "true",
+		InputAllowedBots:              "dependabot[bot],*,renovate",
 		InputRefuseIfOpenPR:           "no",
 		InputAllowForks:               "true",
 		InputOutputAction:             "triage",
@@ -158,10 +155,9 @@ func TestLoad_everyInputSet(t *testing.T) {
 		InputTriagedLabel:             "triaged",
 		InputTriagePullRequests:       "true",
 		InputGitHubRelay:              "false",
-		InputGitHubRelayMaxRequests:   "50",
 		InputMode:                     ModeRun,
 	}
-	got, err := Load(raw, env)
+	got, err := load(raw, env)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -231,30 +227,29 @@ func TestLoad_everyInputSet(t *testing.T) {
 			MaxRetries: 2,
 		},
 		GitHub: GitHubConfig{
-			Token:            "ghs_example123",
-			Push:             PushLease,
-			OpenPR:           true,
-			PRDraft:          false,
-			PRBase:           "release/1.x",
-			PRTitle:          "Fix #{{ISSUE_NUMBER}}: {{ISSUE_TITLE}}",
-			PRBody:           "Closes #{{ISSUE_NUMBER}}\n\n{{SUMMARY}}\n",
-			ProgressComment:  false,
-			TriggerPhrases:   []string{"@agent", "/Fix-It"},
-			TriggerLabel:     "agent:implement",
-			InProgressLabel:  "agent:working",
-			BlockedLabel:     "agent:blocked",
-			AllowedUsers:     []string{"octocat", "Mona-Lisa"},
-			AllowedBots:      []string{"dependabot[bot]", "renovate"},
-			AllowBots:        true,
-			RefuseIfOpenPR:   false,
-			AllowForks:       true,
-			OutputAction:     OutputActionTriage,
-			Triage:           TriageConfig{AllowedLabels: []string{"bug", "Question"}, MaxActions: 5, TriagedLabel: "triaged", PullRequests: true},
-			RelayMaxRequests: 50,
+			Token:           "ghs_example123",
+			Push:            PushLease,
+			OpenPR:          true,
+			PRDraft:         false,
+			PRBase:          "release/1.x",
+			PRTitle:         "Fix #{{ISSUE_NUMBER}}: {{ISSUE_TITLE}}",
+			PRBody:          "Closes #{{ISSUE_NUMBER}}\n\n{{SUMMARY}}\n",
+			ProgressComment: false,
+			TriggerPhrases:  []string{"@agent", "/Fix-It"},
+			TriggerLabel:    "agent:implement",
+			InProgressLabel: "agent:working",
+			BlockedLabel:    "agent:blocked",
+			AllowedUsers:    []string{"octocat", "Mona-Lisa"},
+			AllowedBots:     []string{"dependabot[bot]", "renovate"},
+			AllowBots:       true,
+			RefuseIfOpenPR:  false,
+			AllowForks:      true,
+			OutputAction:    OutputActionTriage,
+			Triage:          TriageConfig{AllowedLabels: []string{"bug", "Question"}, MaxActions: 5, TriagedLabel: "triaged", PullRequests: true},
 		},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Load() =\n%+v\nwant\n%+v", got, want)
+		t.Errorf("load() =\n%+v\nwant\n%+v", got, want)
 	}
 	if got, want := *got.Output, *want.Output; !reflect.DeepEqual(got, want) {
 		t.Errorf("Output = %+v, want %+v", got, want)
@@ -266,8 +261,8 @@ func TestLoad_everyInputSet(t *testing.T) {
 		t.Errorf("GitHub =\n%+v\nwant\n%+v", got, want)
 	}
 	for _, d := range Definitions {
-		// prompt excludes prompt-file, which this test uses.
-		if _, ok := raw[d.Name]; !ok && d.Name != InputPrompt {
+		// prompt excludes prompt-file, which this test uses; a map input is given by its keys.
+		if _, ok := raw[d.Name]; !ok && d.Name != InputPrompt && len(Keys(d.Name)) == 0 {
 			t.Errorf("input %q is not set by this test; add it", d.Name)
 		}
 	}
@@ -293,8 +288,8 @@ func TestLoad_valueForms(t *testing.T) {
 		{"inline_output_schema", with(InputOutputTag, "plan", InputOutputSchema, "\n  {\"type\": \"object\"}\n"), func(c *Config) {
 			c.Output = &OutputConfig{Tag: "plan", Type: OutputObject, Schema: []byte(`{"type": "object"}`)}
 		}},
-		{"string_output", with(InputOutputTag, "summary", InputOutputType, "string"), func(c *Config) { c.Output = &OutputConfig{Tag: "summary", Type: OutputString} }},
-		{"default_output_type_without_tag_is_fine", with(InputOutputType, "object", InputOutputMaxRetries, "0"), func(*Config) {}},
+		{"string_output_without_schema", with(InputOutputTag, "summary"), func(c *Config) { c.Output = &OutputConfig{Tag: "summary", Type: OutputString} }},
+		{"no_retries_without_tag_is_fine", with(InputOutputMaxRetries, "0"), func(*Config) {}},
 		{"missing_default_env_file_is_ignored", with(), func(*Config) {}},
 		{"copy_to_worktree_with_merge_to_head", with(InputBranchStrategy, "merge-to-head", InputCopyToWorktree, ".env\nvendor/cache/\n"), func(c *Config) {
 			c.BranchStrategy, c.CopyToWorktree = StrategyMergeToHead, []string{".env", "vendor/cache"}
@@ -323,7 +318,7 @@ func TestLoad_valueForms(t *testing.T) {
 // loadOK is Load's Config, failing the test on an error.
 func loadOK(t *testing.T, raw Raw, env Env) Config {
 	t.Helper()
-	c, err := Load(raw, env)
+	c, err := load(raw, env)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -370,13 +365,11 @@ func TestLoad_badInput(t *testing.T) {
 		{"output_max_retries_negative", with(InputOutputTag, "result", InputOutputMaxRetries, "-1"), InputOutputMaxRetries, "use 0 or more"},
 		{"verbose_maybe", with(InputVerbose, "maybe"), InputVerbose, "use true or false"},
 		{"output_action_unknown", with(InputOutputAction, "merge"), InputOutputAction, "use one of: none, review, triage"},
-		{"output_action_string_output", with(InputOutputAction, "review", InputOutputType, "string"), InputOutputType, "output-action review reads a JSON object; use output-type object"},
 		{"allowed_labels_without_triage", with(InputAllowedLabels, "bug"), InputAllowedLabels, "is used only with output-action triage"},
 		{"max_actions_without_triage", with(InputMaxActions, "3"), InputMaxActions, "is used only with output-action triage"},
 		{"max_actions_zero", with(InputOutputAction, "triage", InputMaxActions, "0"), InputMaxActions, "use 1 or more"},
 		{"allowed_label_too_long", with(InputOutputAction, "triage", InputAllowedLabels, strings.Repeat("l", 51)), InputAllowedLabels, "GitHub labels have at most 50"},
 		{"triaged_label_comma", with(InputOutputAction, "triage", InputTriagedLabel, "a,b"), InputTriagedLabel, "holds a comma"},
-		{"relay_max_requests_zero", with(InputGitHubRelayMaxRequests, "0"), InputGitHubRelayMaxRequests, "use 1 or more"},
 		{"agent_unknown", with(InputAgent, "gpt"), InputAgent, "use one of: claude-code, codex, pi"},
 		{"effort_unknown", with(InputEffort, "extreme"), InputEffort, "use one of: low, medium, high, xhigh, max"},
 		{"effort_for_agent_without_efforts", with(InputAgent, "pi", InputEffort, "high"), InputEffort, `agent "pi" takes no effort; remove effort`},
@@ -410,10 +403,7 @@ func TestLoad_badInput(t *testing.T) {
 		{"env_file_bad_line", with(InputEnvFile, "bad.env"), InputEnvFile, `line 2: not KEY=VALUE`},
 		{"output_tag_not_a_name", with(InputOutputTag, "<result>"), InputOutputTag, "use a letter followed by letters, digits"},
 		{"output_tag_with_several_iterations", with(InputOutputTag, "result", InputMaxIterations, "3"), InputOutputTag, "needs max-iterations 1, but it is 3"},
-		{"output_type_unknown", with(InputOutputTag, "result", InputOutputType, "array"), InputOutputType, "use object or string"},
-		{"output_type_without_tag", with(InputOutputType, "string"), InputOutputType, "set output-tag"},
 		{"output_schema_without_tag", with(InputOutputSchema, "{}"), InputOutputSchema, "needs output-tag"},
-		{"output_schema_with_string_type", with(InputOutputTag, "r", InputOutputType, "string", InputOutputSchema, "{}"), InputOutputSchema, "needs output-type object"},
 		{"output_schema_inline_not_json", with(InputOutputTag, "r", InputOutputSchema, `{"type": "object",}`), InputOutputSchema, "inline schema is not valid JSON: line 1 column"},
 		{"output_schema_file_not_json", with(InputOutputTag, "r", InputOutputSchema, "schema-bad.json"), InputOutputSchema, "/repo/schema-bad.json is not valid JSON"},
 		{"output_schema_file_missing", with(InputOutputTag, "r", InputOutputSchema, "schema.json"), InputOutputSchema, "file /repo/schema.json does not exist"},
@@ -485,9 +475,9 @@ func TestLoad_badInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Load(tt.raw, testEnv(files))
+			_, err := load(tt.raw, testEnv(files))
 			p := checkOneProblem(t, err, tt.input, tt.valid)
-			if got, want := p.Error(), `input "`+tt.input+`": `; !strings.HasPrefix(got, want) {
+			if got, want := p.Error(), label(tt.input)+": "; !strings.HasPrefix(got, want) {
 				t.Errorf("Error() = %q, want prefix %q", got, want)
 			}
 		})
@@ -506,7 +496,7 @@ func TestLoad_reportsEveryProblem(t *testing.T) {
 		InputEnv:            "1BAD",
 		InputOutputTag:      "-x",
 	}
-	_, err := Load(raw, testEnv(nil))
+	_, err := load(raw, testEnv(nil))
 	if err == nil {
 		t.Fatal("Load succeeded, want problems")
 	}
@@ -527,7 +517,7 @@ func TestLoad_workDirMustBeAbsolute(t *testing.T) {
 	t.Parallel()
 	env := testEnv(nil)
 	env.WorkDir = "repo"
-	if _, err := Load(with(), env); err == nil || strings.Contains(err.Error(), "input ") {
+	if _, err := load(with(), env); err == nil || strings.Contains(err.Error(), "input ") {
 		t.Errorf("Load with a relative WorkDir = %v, want a non-input error", err)
 	}
 }
@@ -579,7 +569,7 @@ func TestLoad_promptArgs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			env := testEnv(map[string]string{"p.md": "{{ISSUE}}"})
-			c, err := Load(Raw{InputPromptFile: "p.md", InputPromptArgs: tt.args}, env)
+			c, err := load(Raw{InputPromptFile: "p.md", InputPromptArgs: tt.args}, env)
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
@@ -611,7 +601,7 @@ func TestLoad_badPromptArgs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			env := testEnv(map[string]string{"p.md": "{{A}}"})
-			_, err := Load(Raw{InputPromptFile: "p.md", InputPromptArgs: tt.args}, env)
+			_, err := load(Raw{InputPromptFile: "p.md", InputPromptArgs: tt.args}, env)
 			if err == nil {
 				t.Fatal("Load succeeded, want problems")
 			}

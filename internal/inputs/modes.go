@@ -114,7 +114,7 @@ var Modes = []Mode{
 			{Input: InputPush, Value: string(PushNone), Needed: changesNoBranch},
 			{Input: InputOpenPR, Value: "false", Needed: changesNoBranch},
 			{Input: InputProgressComment, Value: "false"},
-			{Input: InputTriggerPhrases, Value: "/sandcastle review\n@sandcastle review"},
+			{Input: InputTriggerPhrases, Value: phrasesFollowedBy(ModeReview)},
 			{Input: InputMaxIterations, Value: "1", Needed: needsOneIteration},
 			{Input: InputOutputAction, Value: OutputActionReview, Needed: "the review is what it does"},
 		},
@@ -135,6 +135,16 @@ var Modes = []Mode{
 			{Input: InputAllowedLabels, Value: "bug\ndocumentation\nduplicate\nenhancement\ngood first issue\nhelp wanted\ninvalid\nquestion\nwontfix"},
 		},
 	},
+}
+
+// phrasesFollowedBy is each default trigger phrase followed by word, one per line: the phrases
+// of a mode that another mode's phrases, not followed by its name, leave to it (NotBefore).
+func phrasesFollowedBy(word string) string {
+	var lines []string
+	for _, p := range defaultTriggerPhrases() {
+		lines = append(lines, p+" "+word)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // modeNames lists the mode input's choices, in the table's order.
@@ -238,7 +248,7 @@ func (l *loader) applyMode(name string) {
 		if !given || s.Needed == "" || sameValue(s.Input, v, s.Value) {
 			continue
 		}
-		l.problem(s.Input, "mode %s needs %s, since %s, but it is %q; remove %s, or use another mode", m.Name, strconv.Quote(s.Value), s.Needed, strings.TrimSpace(v), s.Input)
+		l.problem(s.Input, "mode %s needs %s, since %s, but it is %q; remove %s, or use another mode", m.Name, strconv.Quote(s.Value), s.Needed, strings.TrimSpace(v), KeyName(s.Input))
 		delete(l.raw, s.Input)
 	}
 }

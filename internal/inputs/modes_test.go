@@ -23,9 +23,9 @@ func TestLoad_modeDefaults(t *testing.T) {
 		t.Helper()
 		env := testEnv(nil)
 		env.Event = e
-		c, err := Load(Raw{InputMode: mode, InputGitHubToken: "ghs_x"}, env)
+		c, err := load(Raw{InputMode: mode, InputGitHubToken: "ghs_x"}, env)
 		if err != nil {
-			t.Fatalf("Load(mode %s): %v", mode, err)
+			t.Fatalf("load(mode %s): %v", mode, err)
 		}
 		if c.Mode != mode || !c.BuiltInPrompt || c.Prompt == "" || c.PromptFile != "" {
 			t.Errorf("mode %s: Mode %q, BuiltInPrompt %v, PromptFile %q; want the mode's built-in prompt", mode, c.Mode, c.BuiltInPrompt, c.PromptFile)
@@ -114,7 +114,7 @@ func TestLoad_modeGivenInputsWin(t *testing.T) {
 	t.Parallel()
 	env := testEnv(map[string]string{"p.md": "Fix #{{ISSUE_NUMBER}}."})
 	env.Event = issueEvent
-	c, err := Load(Raw{InputMode: ModeImplement, InputGitHubToken: "ghs_x", InputPromptFile: "p.md", InputMaxIterations: "2",
+	c, err := load(Raw{InputMode: ModeImplement, InputGitHubToken: "ghs_x", InputPromptFile: "p.md", InputMaxIterations: "2",
 		InputBranch: "fix/12", InputTriggerLabel: "agent", InputPRDraft: "false", InputOutputAction: "none"}, env)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
@@ -125,19 +125,19 @@ func TestLoad_modeGivenInputsWin(t *testing.T) {
 	if c.GitHub.InProgressLabel != "sandcastle:in-progress" || !c.GitHub.OpenPR {
 		t.Errorf("GitHub %+v; want the mode's values for what was not given", c.GitHub)
 	}
-	c, err = Load(Raw{InputMode: ModeReview, InputPrompt: "Review it; answer in <result>.", InputMaxIterations: "01", InputPush: "none"}, testEnv(nil))
+	c, err = load(Raw{InputMode: ModeReview, InputPrompt: "Review it; answer in <result>.", InputMaxIterations: "01", InputPush: "none"}, testEnv(nil))
 	if err != nil || c.BuiltInPrompt || c.MaxIterations != 1 {
-		t.Errorf("Load(review, the values it needs written otherwise) = %+v, %v", c, err)
+		t.Errorf("load(review, the values it needs written otherwise) = %+v, %v", c, err)
 	}
-	c, err = Load(Raw{InputMode: ModeTriage, InputOpenPR: "No", InputPush: " none\n"}, testEnv(nil))
+	c, err = load(Raw{InputMode: ModeTriage, InputOpenPR: "No", InputPush: " none\n"}, testEnv(nil))
 	if err != nil || c.GitHub.OpenPR || c.GitHub.Push != PushNone {
-		t.Errorf("Load(triage, a boolean and a choice it needs written otherwise) = %+v, %v", c.GitHub, err)
+		t.Errorf("load(triage, a boolean and a choice it needs written otherwise) = %+v, %v", c.GitHub, err)
 	}
 	// Another strategy than the mode's has no branch to name.
 	env.Event = issueEvent
-	c, err = Load(Raw{InputMode: ModeImplement, InputBranchStrategy: "merge-to-head", InputOpenPR: "false"}, env)
+	c, err = load(Raw{InputMode: ModeImplement, InputBranchStrategy: "merge-to-head", InputOpenPR: "false"}, env)
 	if err != nil || c.Branch != "" {
-		t.Errorf("Load(implement, merge-to-head) = branch %q, %v; want none", c.Branch, err)
+		t.Errorf("load(implement, merge-to-head) = branch %q, %v; want none", c.Branch, err)
 	}
 }
 
@@ -158,7 +158,7 @@ func TestLoad_modeConflicts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		given := maps.Clone(tt.raw)
-		checkOneProblem(t, func() error { _, err := Load(tt.raw, testEnv(nil)); return err }(), tt.input, tt.want)
+		checkOneProblem(t, func() error { _, err := load(tt.raw, testEnv(nil)); return err }(), tt.input, tt.want)
 		if !maps.Equal(tt.raw, given) {
 			t.Errorf("Load changed its caller's inputs %v to %v", given, tt.raw)
 		}
@@ -178,21 +178,21 @@ func TestLoad_implementNeedsAnIssue(t *testing.T) {
 	} {
 		env := testEnv(nil)
 		env.Event = tt.event
-		_, err := Load(Raw{InputMode: ModeImplement, InputPromptArgs: "ISSUE_NUMBER: 1"}, env)
+		_, err := load(Raw{InputMode: ModeImplement, InputPromptArgs: "ISSUE_NUMBER: 1"}, env)
 		checkOneProblem(t, err, InputBranch, tt.want)
 		env.EventUnread = true
-		if _, err := Load(Raw{InputMode: ModeImplement}, env); err != nil {
+		if _, err := load(Raw{InputMode: ModeImplement}, env); err != nil {
 			t.Errorf("with an unread event, whose problem is the caller's: %v", err)
 		}
 	}
 	env := testEnv(nil)
-	c, err := Load(Raw{InputMode: ModeImplement, InputBranch: "work"}, env)
+	c, err := load(Raw{InputMode: ModeImplement, InputBranch: "work"}, env)
 	if err != nil || c.Branch != "work" {
 		t.Errorf("Load with a branch = %q, %v", c.Branch, err)
 	}
 	// An event about what the mode does not answer is skipped: no branch to name.
 	env.Event = &event.Event{Name: event.WorkflowDispatch}
-	if c, err := Load(Raw{InputMode: ModeImplement}, env); err != nil || c.Branch != "" {
+	if c, err := load(Raw{InputMode: ModeImplement}, env); err != nil || c.Branch != "" {
 		t.Errorf("Load on a workflow_dispatch = branch %q, %v; want none, and no problem", c.Branch, err)
 	}
 }
@@ -262,7 +262,7 @@ func TestLoad_modesInTheAction(t *testing.T) {
 		if m.Prompt == "" {
 			raw[InputPrompt] = "Fix the bug."
 		}
-		want, err := Load(raw, env)
+		want, err := load(raw, env)
 		if err != nil {
 			t.Fatalf("mode %s alone: %v", m.Name, err)
 		}
@@ -278,7 +278,7 @@ func TestLoad_modesInTheAction(t *testing.T) {
 				runner[EnvName(name)] = v
 			}
 		}
-		got, err := Load(FromEnv(func(k string) string { return runner[k] }), env)
+		got, err := load(FromEnv(func(k string) string { return runner[k] }), env)
 		if err != nil {
 			t.Errorf("mode %s in the Action: %v", m.Name, err)
 			continue
@@ -313,9 +313,9 @@ func TestLoad_triagePromptSaysWhatIsAllowed(t *testing.T) {
 		{Raw{InputAllowedLabels: "bug", InputPromptFile: "p.md"}, nil},
 	} {
 		tt.raw[InputMode] = ModeTriage
-		c, err := Load(tt.raw, env)
+		c, err := load(tt.raw, env)
 		if err != nil || !maps.Equal(c.PromptArgs, tt.want) {
-			t.Errorf("Load(%v) = prompt-args %q, %v; want %q", tt.raw, c.PromptArgs, err, tt.want)
+			t.Errorf("load(%v) = prompt-args %q, %v; want %q", tt.raw, c.PromptArgs, err, tt.want)
 		}
 	}
 }

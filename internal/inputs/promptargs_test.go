@@ -6,7 +6,7 @@ import "testing"
 // comments) are no arguments, which an inline prompt takes.
 func TestLoad_emptyPromptArgsWithInlinePrompt(t *testing.T) {
 	for _, args := range []string{"{}", "# none\n", "{}  # none", "--- {}\n"} {
-		c, err := Load(with(InputPromptArgs, args), testEnv(nil))
+		c, err := load(with(InputPromptArgs, args), testEnv(nil))
 		if err != nil {
 			t.Errorf("prompt-args %q with an inline prompt: %v", args, err)
 			continue

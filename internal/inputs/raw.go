@@ -16,7 +16,7 @@ type Raw map[string]string
 // one left out and takes its default.
 func FromEnv(getenv func(string) string) Raw {
 	raw := Raw{}
-	for _, d := range Definitions {
+	for _, d := range TopLevel() {
 		if v := getenv(EnvName(d.Name)); strings.TrimSpace(v) != "" {
 			raw[d.Name] = v
 		}
@@ -26,7 +26,7 @@ func FromEnv(getenv func(string) string) Raw {
 
 // FromFlags reads inputs from the arguments of `sandcastle run` (without "run"): --name value or
 // --name=value for each input (one dash works too). A boolean flag alone means true. A list
-// input's flag may repeat, one item each. On -h or --help it returns flag.ErrHelp; print Usage.
+// input's flag may repeat, one item each, and so may a map input's, one KEY=VALUE each. On -h or --help it returns flag.ErrHelp; print Usage.
 // Every mistake is reported, joined, each a *Problem; an unknown flag names the input it most
 // likely meant.
 func FromFlags(args []string) (Raw, error) {
@@ -43,7 +43,7 @@ func FromFlags(args []string) (Raw, error) {
 			return nil, flag.ErrHelp
 		}
 		d, ok := Lookup(name)
-		if !ok {
+		if !ok || !isTopLevel(name) {
 			hint := "see sandcastle run --help"
 			if h := didYouMean(name, "--"); h != "" {
 				hint = h
@@ -70,7 +70,7 @@ func FromFlags(args []string) (Raw, error) {
 		switch {
 		case !seen:
 			raw[name] = value
-		case d.Kind == KindList:
+		case d.Kind == KindList || d.Kind == KindMap:
 			raw[name] = old + "\n" + value
 		default:
 			errs = append(errs, &Problem{Input: name, Message: "flag --" + name + " is given more than once; give it once"})
@@ -87,28 +87,40 @@ func FromFlags(args []string) (Raw, error) {
 	return raw, nil
 }
 
-// Usage returns the help text of `sandcastle run`: every input as a flag, with its default.
-func Usage() string {
+// Usage returns the help text of `sandcastle run`: every input as a flag, with its default,
+// and the values those that depend on the agent take from each of agents.
+func Usage(agents []AgentInfo) string {
 	var b strings.Builder
 	b.WriteString("Usage: sandcastle run [--input value]...\n\n")
-	b.WriteString(wrap("Runs an agent in a loop against a git repository. Every input of the action is a flag of the same name; a list flag may repeat, one item each. Paths relative to the workspace are relative to the current directory.", 0))
+	b.WriteString(wrap("Runs an agent in a loop against a git repository. Every input of the action is a flag of the same name; a list flag may repeat, one item each, and a map flag one KEY=VALUE each. Paths relative to the workspace are relative to the current directory.", 0))
 	b.WriteString("\nInputs:\n")
-	for _, d := range Definitions {
-		b.WriteString("  --" + d.Name)
-		if d.Kind != KindBool {
-			b.WriteString(" " + d.Kind.String())
+	for _, d := range TopLevel() {
+		usageEntry(&b, "--"+d.Name, d, 2, AgentValues(d.Name, agents))
+		for _, k := range Keys(d.Name) {
+			usageEntry(&b, KeyName(k.Name)+"=", k, 6, "")
 		}
-		if d.Default != "" {
-			fmt.Fprintf(&b, " (default %q)", d.Default)
-		}
-		b.WriteString("\n")
-		desc := d.Description
-		if len(d.Choices) > 0 {
-			desc += " One of: " + strings.Join(d.Choices, ", ") + "."
-		}
-		b.WriteString(wrap(desc, 6))
 	}
 	return b.String()
+}
+
+// usageEntry writes one input, or one key of a map input, of Usage, indented by indent.
+func usageEntry(b *strings.Builder, head string, d Definition, indent int, values string) {
+	b.WriteString(strings.Repeat(" ", indent) + head)
+	if d.Kind != KindBool {
+		b.WriteString(" " + d.Kind.String())
+	}
+	if d.Default != "" {
+		fmt.Fprintf(b, " (default %q)", d.Default)
+	}
+	b.WriteString("\n")
+	desc := d.Description
+	if len(d.Choices) > 0 {
+		desc += " One of: " + strings.Join(d.Choices, ", ") + "."
+	}
+	if values != "" {
+		desc += " " + values
+	}
+	b.WriteString(wrap(desc, indent+4))
 }
 
 // wrap breaks text into lines of at most 100 columns, each indented by indent spaces.

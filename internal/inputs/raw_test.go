@@ -12,12 +12,12 @@ import (
 func TestFromEnv(t *testing.T) {
 	t.Parallel()
 	vars := map[string]string{
-		"INPUT_PROMPT-FILE":        "prompts/fix.md",
-		"INPUT_MAX-ITERATIONS":     "3",
-		"INPUT_HOOK-SANDBOX-READY": "npm ci\nnpm test\n",
-		"INPUT_MODEL":              "  ",   // the runner sets omitted inputs to ""; blank is not given
-		"INPUT_MAX_ITERATIONS":     "9",    // underscores are not how the runner spells hyphens
-		"PROMPT":                   "nope", // not an input variable
+		"INPUT_PROMPT-FILE":    "prompts/fix.md",
+		"INPUT_MAX-ITERATIONS": "3",
+		"INPUT_HOOKS":          "sandbox-ready: npm ci\n",
+		"INPUT_MODEL":          "  ",   // the runner sets omitted inputs to ""; blank is not given
+		"INPUT_MAX_ITERATIONS": "9",    // underscores are not how the runner spells hyphens
+		"PROMPT":               "nope", // not an input variable
 	}
 	var asked []string
 	getenv := func(name string) string {
@@ -26,15 +26,15 @@ func TestFromEnv(t *testing.T) {
 	}
 	got := FromEnv(getenv)
 	want := Raw{
-		InputPromptFile:       "prompts/fix.md",
-		InputMaxIterations:    "3",
-		InputHookSandboxReady: "npm ci\nnpm test\n",
+		InputPromptFile:    "prompts/fix.md",
+		InputMaxIterations: "3",
+		InputHooks:         "sandbox-ready: npm ci\n",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("FromEnv() = %q, want %q", got, want)
 	}
-	if got, want := len(asked), len(Definitions); got != want {
-		t.Errorf("FromEnv asked for %d variables, want one per definition (%d)", got, want)
+	if got, want := len(asked), len(TopLevel()); got != want {
+		t.Errorf("FromEnv asked for %d variables, want one per input of action.yml (%d)", got, want)
 	}
 	for _, name := range asked {
 		if !strings.HasPrefix(name, "INPUT_") {
@@ -47,12 +47,12 @@ func TestFromEnv_thenLoad(t *testing.T) {
 	t.Parallel()
 	// As the runner starts the container: every input set, omitted ones to their defaults.
 	vars := map[string]string{}
-	for _, d := range Definitions {
+	for _, d := range TopLevel() {
 		vars[EnvName(d.Name)] = d.Default
 	}
 	vars["INPUT_PROMPT"] = "Fix the bug."
-	vars["INPUT_COMPLETION-TIMEOUT-SECONDS"] = "15"
-	c, err := Load(FromEnv(func(k string) string { return vars[k] }), testEnv(nil))
+	vars["INPUT_TIMEOUTS"] = "completion-seconds: 15"
+	c, err := load(FromEnv(func(k string) string { return vars[k] }), testEnv(nil))
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -109,6 +109,11 @@ func TestFromFlags(t *testing.T) {
 			want: Raw{InputCopyToWorktree: "node_modules\n.env"},
 		},
 		{
+			name: "map_flag_repeats",
+			args: []string{"--docker", "memory=8g", "--docker", "mounts=a:/a", "--docker", "mounts=b:/b"},
+			want: Raw{InputDocker: "memory=8g\nmounts=a:/a\nmounts=b:/b"},
+		},
+		{
 			name: "value_starting_with_dash",
 			args: []string{"--log-file", "-"},
 			want: Raw{InputLogFile: "-"},
@@ -157,6 +162,8 @@ func TestFromFlags_errors(t *testing.T) {
 			"unknown flag --verbos: did you mean --verbose?",
 			"unknown flag --x: see sandcastle run --help",
 		}},
+		{"moved_flag", []string{"--build-image", "never"}, []string{"unknown flag --build-image: it moved into input docker as its key build-image: give --docker build-image=VALUE"}},
+		{"key_is_no_flag", []string{"--docker.memory", "8g"}, []string{"unknown flag --docker.memory: see sandcastle run --help"}},
 		{"missing_value", []string{"--prompt"}, []string{`input "prompt": flag --prompt needs a value`}},
 		{"repeated_single_value", []string{"--agent", "a", "--agent", "b"}, []string{`input "agent": flag --agent is given more than once; give it once`}},
 		{"positional_argument", []string{"fix", "the", "bug"}, []string{
@@ -194,11 +201,15 @@ func TestUnknownVariables(t *testing.T) {
 		"INPUT_GITHUB-TOKEN=ghs_secret",
 		"INPUT_API_KEY=sk-secret",
 		"INPUT_=x",
+		"INPUT_BUILD-IMAGE=never",
+		"INPUT_ALLOW-BOTS=true",
 		"PATH=/bin",
 		"GITHUB_INPUT_X=1",
 	}
 	want := []string{
+		`INPUT_ALLOW-BOTS is set, but the action has no input "allow-bots", so it is ignored; it was removed; list * in allowed-bots to let any bot start runs`,
 		`INPUT_API_KEY is set, but the action has no input "api_key", so it is ignored`,
+		`INPUT_BUILD-IMAGE is set, but the action has no input "build-image", so it is ignored; it moved into input docker as its key build-image: set docker: "build-image: VALUE"`,
 		`INPUT_COLOUR is set, but the action has no input "colour", so it is ignored`,
 		`INPUT_MAX_ITERATIONS is set, but the action has no input "max_iterations", so it is ignored; input names are written with hyphens, not underscores: did you mean max-iterations?`,
 		`INPUT_OUTPUT-TAGG is set, but the action has no input "output-tagg", so it is ignored; did you mean output-tag?`,
@@ -207,7 +218,7 @@ func TestUnknownVariables(t *testing.T) {
 		t.Errorf("UnknownVariables:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	var all []string
-	for _, d := range Definitions {
+	for _, d := range TopLevel() {
 		all = append(all, EnvName(d.Name)+"=x")
 	}
 	if got := UnknownVariables(all); len(got) != 0 {
@@ -226,10 +237,12 @@ func TestFromFlags_help(t *testing.T) {
 
 func TestUsage(t *testing.T) {
 	t.Parallel()
-	usage := Usage()
+	usage := Usage(testAgents)
 	for _, d := range Definitions {
 		line := "  --" + d.Name + " "
-		if d.Kind == KindBool {
+		if key := KeyName(d.Name); key != d.Name {
+			line = "      " + key + "= "
+		} else if d.Kind == KindBool {
 			line = "  --" + d.Name
 		}
 		if !strings.Contains(usage, line) {
@@ -241,6 +254,9 @@ func TestUsage(t *testing.T) {
 		if d.ActionDefault != "" && strings.Contains(usage, d.ActionDefault) {
 			t.Errorf("Usage() shows the Action's default %q of %q, which the command line does not have", d.ActionDefault, d.Name)
 		}
+	}
+	if !strings.Contains(usage, "claude-code: low, medium, high, xhigh, max; codex: low, medium, high, xhigh; pi: none.") {
+		t.Error("Usage() does not list each agent's efforts")
 	}
 	golden(t, "usage.golden", usage)
 }

@@ -120,7 +120,7 @@ func TestLoad_secretsNeverInProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Load(tt.raw, testEnv(map[string]string{"bad.env": tt.file, ".sandcastle/Dockerfile": "FROM scratch\n"}))
+			_, err := load(tt.raw, testEnv(map[string]string{"bad.env": tt.file, ".sandcastle/Dockerfile": "FROM scratch\n"}))
 			checkOneProblem(t, err, tt.input, tt.want)
 			if strings.Contains(err.Error(), "s3cr3t") {
 				t.Errorf("the problems show the secret:\n%v", err)

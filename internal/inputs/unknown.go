@@ -31,32 +31,57 @@ func UnknownVariables(environ []string) []string {
 	return warnings
 }
 
-// isEnvName reports whether name is the variable of a defined input.
+// isEnvName reports whether name is the variable of a top-level input.
 func isEnvName(name string) bool {
-	return slices.ContainsFunc(Definitions, func(d Definition) bool { return EnvName(d.Name) == name })
+	return slices.ContainsFunc(TopLevel(), func(d Definition) bool { return EnvName(d.Name) == name })
+}
+
+// removed are inputs that are gone, and what to do instead.
+var removed = map[string]string{
+	"allow-bots":                "it was removed; list * in allowed-bots to let any bot start runs",
+	"output-type":               "it was removed; output-schema decides it: with a schema the output is a JSON object, without one the tag's text",
+	"github-relay-max-requests": "it was removed; the relay's bound on requests is fixed",
 }
 
 // didYouMean asks after the input most likely meant by the unknown name ("did you mean
 // --max-iterations?", with prefix "--"), with a word on hyphens when it was written with
-// underscores; "" when no input is close.
+// underscores, and says where an input went that moved into a map input or was removed; ""
+// when no input is close.
 func didYouMean(name, prefix string) string {
 	name = strings.ToLower(name)
 	if hyphens := strings.ReplaceAll(name, "_", "-"); hyphens != name {
-		if _, ok := Lookup(hyphens); ok {
+		if isTopLevel(hyphens) {
 			return fmt.Sprintf("input names are written with hyphens, not underscores: did you mean %s%s?", prefix, hyphens)
 		}
 		name = hyphens
 	}
-	best, bestDist := "", max(1, len(name)/4)+1
-	for _, d := range Definitions {
-		if dist := editDistance(name, d.Name); dist < bestDist {
-			best, bestDist = d.Name, dist
-		}
+	if why, ok := removed[name]; ok {
+		return why
 	}
+	for _, d := range Definitions {
+		if d.Formerly != name {
+			continue
+		}
+		group, key, _ := strings.Cut(d.Name, ".")
+		if prefix == "" {
+			return fmt.Sprintf("it moved into input %s as its key %s: set %s: %q", group, key, group, key+": VALUE")
+		}
+		return fmt.Sprintf("it moved into input %s as its key %s: give %s%s %s=VALUE", group, key, prefix, group, key)
+	}
+	var names []string
+	for _, d := range TopLevel() {
+		names = append(names, d.Name)
+	}
+	best := closest(name, names)
 	if best == "" {
 		return ""
 	}
 	return fmt.Sprintf("did you mean %s%s?", prefix, best)
+}
+
+// isTopLevel reports whether name is an input of action.yml.
+func isTopLevel(name string) bool {
+	return slices.ContainsFunc(TopLevel(), func(d Definition) bool { return d.Name == name })
 }
 
 // editDistance is the Levenshtein distance between a and b, in bytes (input names are ASCII).

@@ -48,7 +48,7 @@ type Container struct {
 }
 
 // AgentUID and AgentGID are whom the agent runs as in a workspace that belongs to root (act's
-// and the runners built on it), unless container-uid and container-gid say otherwise: never
+// and the runners built on it), unless the docker input's container-uid and container-gid say otherwise: never
 // root. Lend gives the checkout to that user for the run.
 const AgentUID, AgentGID = 1000, 1000
 
@@ -69,10 +69,10 @@ func (d Docker) User() (uid, gid int) {
 }
 
 // CheckUser refuses to run the agent as a user it cannot name: the workspace's owner is
-// unknown, and container-uid and container-gid name none.
+// unknown, and the docker input's container-uid and container-gid name none.
 func (d Docker) CheckUser() error {
 	if uid, gid := d.User(); uid <= 0 || gid < 0 {
-		return &inputs.Problem{Input: inputs.InputContainerUID, Message: fmt.Sprintf("the owner of the workspace %s is unknown and the agent never runs as root; set container-uid and container-gid to a user that may write the checkout", d.Workspace)}
+		return &inputs.Problem{Input: inputs.InputContainerUID, Message: fmt.Sprintf("the owner of the workspace %s is unknown and the agent never runs as root; set the docker input's container-uid and container-gid to a user that may write the checkout", d.Workspace)}
 	}
 	return nil
 }
@@ -92,7 +92,7 @@ func (d Docker) Lend(top string) (giveBack func() error, err error) {
 // Start starts the run's one container: the image built or checked first, the workspace dir
 // of the checkout top at the same path it has here (so git's worktree pointers resolve
 // unchanged), as the workspace's owner, hardened by default, with env, less what describes the
-// host. The workspace is mounted, or copied in when sandbox-sync says copy, or says auto and the
+// host. The workspace is mounted, or copied in when the docker input's sync says copy, or says auto and the
 // daemon cannot see it.
 //
 // The repository's git directory is mounted too, as a mount of its own even inside the
@@ -119,11 +119,11 @@ func (d Docker) Start(ctx context.Context, dir, top string, env map[string]strin
 		return nil, err
 	}
 	if unseen != "" {
-		log.Status("%s is not on a mount the Docker daemon can see; copying the repository into the sandbox (sandbox-sync: auto)", unseen)
+		log.Status("%s is not on a mount the Docker daemon can see; copying the repository into the sandbox (docker sync: auto)", unseen)
 	}
 	if copied && len(d.Extra) > 0 {
 		// The relay's socket lives beside the workspace, where the daemon cannot bind it either.
-		log.Warning("the sandbox gets no GitHub relay: its socket would be on the host, which a copied-in workspace cannot reach; use sandbox-sync: mount where the daemon sees the checkout")
+		log.Warning("the sandbox gets no GitHub relay: its socket would be on the host, which a copied-in workspace cannot reach; use docker sync: mount where the daemon sees the checkout")
 		d.Extra = nil
 	}
 	repo, err := hostPath(top)
@@ -266,7 +266,7 @@ func (d Docker) options(dir, repo, owner string, env map[string]string, mounts [
 }
 
 // copyWorkspace reports whether the workspace directories are copied into the sandbox rather
-// than mounted: always for sandbox-sync copy; for auto, when hostPath cannot name one of them
+// than mounted: always for docker sync copy; for auto, when hostPath cannot name one of them
 // on the daemon's host, which it returns as unseen. For mount that is an error.
 func copyWorkspace(sync inputs.SyncMode, dirs []string, hostPath func(string) (string, error)) (copied bool, unseen string, err error) {
 	if sync == inputs.SyncCopy {
@@ -302,7 +302,7 @@ func hostPaths(ctx context.Context, engine *docker.Engine) (func(string) (string
 		if hp, ok := self.HostPath(p); ok {
 			return hp, nil
 		}
-		return "", &inputs.RuntimeError{Input: inputs.InputSandboxSync, Err: fmt.Errorf("%s is not on a mount of this container (%.12s), so a sibling sandbox cannot see it; mount it into the job's container, or use sandbox-sync: copy", p, self.ID)}
+		return "", &inputs.RuntimeError{Input: inputs.InputSandboxSync, Err: fmt.Errorf("%s is not on a mount of this container (%.12s), so a sibling sandbox cannot see it; mount it into the job's container, or use docker sync: copy", p, self.ID)}
 	}, self.ID, nil
 }
 

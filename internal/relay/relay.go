@@ -427,7 +427,7 @@ func (r *Relay) spend() string {
 	defer r.mu.Unlock()
 	switch {
 	case r.o.MaxRequests > 0 && r.used >= r.o.MaxRequests:
-		return fmt.Sprintf("this run's budget of %d requests through the relay is spent (github-relay-max-requests)", r.o.MaxRequests)
+		return fmt.Sprintf("this run's budget of %d requests through the relay is spent", r.o.MaxRequests)
 	case r.remain >= 0 && r.remain <= r.o.Reserve:
 		return fmt.Sprintf("GitHub's rate limit has %d requests left, kept for the run's own writes", r.remain)
 	}

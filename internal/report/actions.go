@@ -17,19 +17,22 @@ type Review struct {
 	Repeated int    // made by an earlier run, left out
 }
 
-// actionLists are the applied-actions and refused-actions outputs: JSON arrays, [] when empty.
-func actionLists(actions []triage.Action) (applied, refused string) {
-	done, not := []triage.Action{}, []triage.Action{}
-	for _, a := range actions {
+// actionsJSON is the actions output: a JSON object of what a triage run applied and what it
+// refused or failed to do, each [] when empty.
+func actionsJSON(o Outcome) string {
+	lists := struct {
+		Applied []triage.Action `json:"applied"`
+		Refused []triage.Action `json:"refused"`
+	}{Applied: []triage.Action{}, Refused: []triage.Action{}}
+	for _, a := range o.Actions {
 		if a.Refused == "" && a.Failed == "" {
-			done = append(done, a)
+			lists.Applied = append(lists.Applied, a)
 		} else {
-			not = append(not, a)
+			lists.Refused = append(lists.Refused, a)
 		}
 	}
-	a, _ := json.Marshal(done)
-	r, _ := json.Marshal(not)
-	return string(a), string(r)
+	b, _ := json.Marshal(lists) // actions are strings and numbers, which always encode
+	return string(b)
 }
 
 // reviewRow is the summary's row of the review.

@@ -14,10 +14,10 @@ import (
 func TestPairsNamesAndOrder(t *testing.T) {
 	want := []string{
 		"status", "iterations", "completion-signal", "commits", "commit-count", "branch", "base-sha",
-		"head-sha", "output", "session-id", "session-file", "input-tokens", "output-tokens", "cache-read-tokens",
-		"cache-creation-tokens", "cost-usd", "log-file", "preserved-worktree", "pushed", "recovery-branch",
+		"head-sha", "output", "session-id", "session-file", "total-tokens", "cost-usd", "usage",
+		"log-file", "preserved-worktree", "pushed", "recovery-branch",
 		"pr-number", "pr-url", "comment-url", "refusal-reason", "restored-git-files", "review-url",
-		"applied-actions", "refused-actions",
+		"actions",
 	}
 	pairs := Outcome{}.Pairs()
 	if got, want := len(pairs), len(want); got != want {
@@ -62,15 +62,14 @@ func TestPairsValues(t *testing.T) {
 		"status": "success", "iterations": "3", "completion-signal": "<promise>COMPLETE</promise>",
 		"commits": `["aaa111","bbb222"]`, "commit-count": "2", "branch": "sandcastle/fix",
 		"base-sha": "base", "head-sha": "head", "output": `{"ok":true}`, "session-id": "sess-1",
-		"input-tokens": "1200", "output-tokens": "340", "cache-read-tokens": "5",
-		"cache-creation-tokens": "6", "cost-usd": "0.0123", "log-file": ".sandcastle/logs/main.log",
+		"total-tokens": "1551", "cost-usd": "0.0123", "log-file": ".sandcastle/logs/main.log",
+		"usage":              `{"input_tokens":1200,"output_tokens":340,"cache_read_tokens":5,"cache_creation_tokens":6,"cost_usd":0.0123}`,
 		"preserved-worktree": "/w/tree", "pushed": "true", "recovery-branch": "sandcastle/recovery/fix-1",
 		"pr-number": "7", "pr-url": "https://github.com/o/r/pull/7",
 		"comment-url": "https://github.com/o/r/issues/3#issuecomment-9", "refusal-reason": "",
 		"restored-git-files": `[".git/config",".git/hooks/post-checkout"]`, "output-ok": "true",
-		"review-url":      "https://github.com/o/r/pull/7#pullrequestreview-1",
-		"applied-actions": `[{"issue":3,"action":"add-label","value":"bug"}]`,
-		"refused-actions": `[{"issue":3,"action":"add-label","value":"wontfix","reason":"not allowed"},{"issue":4,"action":"comment","value":"Hi","error":"403"}]`,
+		"review-url": "https://github.com/o/r/pull/7#pullrequestreview-1",
+		"actions":    `{"applied":[{"issue":3,"action":"add-label","value":"bug"}],"refused":[{"issue":3,"action":"add-label","value":"wontfix","reason":"not allowed"},{"issue":4,"action":"comment","value":"Hi","error":"403"}]}`,
 	}
 	for _, p := range o.Pairs() {
 		if got, want := p[1], want[p[0]]; got != want {
@@ -157,10 +156,10 @@ func TestFieldOutputs(t *testing.T) {
 			wantFields: map[string]string{"summary": "two\nlines", "count": "3", "ok": "true", "tags": `["a","b"]`, "meta": `{"x":null}`},
 		},
 		{
-			name:        "bad_names_and_declared_collisions_skipped",
+			name:        "bad_names_and_collisions_skipped",
 			object:      `{"tokens": 1, "Tokens": 2, "has space": "x", "a.b": "y", "fine_name-2": "z", "Fine_Name-2": "w"}`,
-			wantFields:  map[string]string{"Fine_Name-2": "w"},
-			wantSkipped: []string{"Tokens", "a.b", "fine_name-2", "has space", "tokens"},
+			wantFields:  map[string]string{"Fine_Name-2": "w", "Tokens": "2"},
+			wantSkipped: []string{"a.b", "fine_name-2", "has space", "tokens"},
 		},
 		{name: "not_an_object", object: `["a"]`},
 		{name: "string_output", object: `"text"`},
@@ -179,5 +178,17 @@ func TestFieldOutputs(t *testing.T) {
 				t.Errorf("skipped = %q, want %q", skipped, tc.wantSkipped)
 			}
 		})
+	}
+}
+
+// TestUsageWithoutCost: an agent that reports no cost leaves cost-usd empty and usage's cost_usd
+// null, so a chart tells "free" from "unknown".
+func TestUsageWithoutCost(t *testing.T) {
+	got := map[string]string{}
+	for _, p := range (Outcome{Usage: agent.Usage{InputTokens: 3, OutputTokens: 4}}).Pairs() {
+		got[p[0]] = p[1]
+	}
+	if got["cost-usd"] != "" || got["total-tokens"] != "7" || got["usage"] != `{"input_tokens":3,"output_tokens":4,"cache_read_tokens":0,"cache_creation_tokens":0,"cost_usd":null}` {
+		t.Errorf("cost-usd %q, total-tokens %q, usage %s", got["cost-usd"], got["total-tokens"], got["usage"])
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 )
 
-// errHookTimeout is the cancel cause of a hook that ran past hook-timeout-seconds.
+// errHookTimeout is the cancel cause of a hook that ran past the timeouts input's hook-seconds.
 var errHookTimeout = errors.New("hook timed out")
 
 // Hooks runs the commands of one hook input in sb, one after another, or all at once when
@@ -40,7 +40,7 @@ func hook(ctx context.Context, sb sandbox.Sandbox, input, cmd string, timeout ti
 	r, err := sb.Exec(ctx, sandbox.Exec{Argv: []string{"sh", "-c", cmd}})
 	switch {
 	case errors.Is(err, errHookTimeout):
-		return fmt.Errorf("%s: command %q timed out after %s and was stopped; raise hook-timeout-seconds if it needs longer", input, cmd, timeout)
+		return fmt.Errorf("%s: command %q timed out after %s and was stopped; raise the timeouts input's hook-seconds if it needs longer", input, cmd, timeout)
 	case err != nil:
 		return fmt.Errorf("%s: command %q: %w", input, cmd, err)
 	case r.ExitCode != 0:
@@ -57,7 +57,7 @@ func hook(ctx context.Context, sb sandbox.Sandbox, input, cmd string, timeout ti
 // once.
 func SandboxReadyHooks(ctx context.Context, sb, onHost sandbox.Sandbox, inSandbox, onHostCmds []string, timeout time.Duration) error {
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return Hooks(ctx, sb, "hook-sandbox-ready", inSandbox, timeout, true) })
-	g.Go(func() error { return Hooks(ctx, onHost, "hook-host-sandbox-ready", onHostCmds, timeout, true) })
+	g.Go(func() error { return Hooks(ctx, sb, "hook sandbox-ready", inSandbox, timeout, true) })
+	g.Go(func() error { return Hooks(ctx, onHost, "hook host-sandbox-ready", onHostCmds, timeout, true) })
 	return g.Wait()
 }

@@ -25,7 +25,7 @@ func TestHooks(t *testing.T) {
 	}{
 		{"all_pass", []string{"true", "echo ok"}, false, time.Minute, ""},
 		{"failure_names_input_command_code_stderr", []string{"true", "echo broken >&2; exit 4"}, false, time.Minute, `hook-x: command "echo broken >&2; exit 4" exited with code 4: broken`},
-		{"timeout_is_stopped", []string{"sleep 30"}, false, 200 * time.Millisecond, "timed out after 200ms and was stopped; raise hook-timeout-seconds"},
+		{"timeout_is_stopped", []string{"sleep 30"}, false, 200 * time.Millisecond, "timed out after 200ms and was stopped; raise the timeouts input's hook-seconds"},
 		{"parallel_first_failure", []string{"sleep 30", "exit 2"}, true, time.Minute, "exited with code 2"},
 	}
 	for _, tt := range tests {
@@ -57,7 +57,7 @@ func TestSandboxReadyHooks(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	if err := SandboxReadyHooks(t.Context(), sb, sb, nil, []string{"exit 3"}, time.Minute); err == nil || !strings.HasPrefix(err.Error(), "hook-host-sandbox-ready: ") {
+	if err := SandboxReadyHooks(t.Context(), sb, sb, nil, []string{"exit 3"}, time.Minute); err == nil || !strings.HasPrefix(err.Error(), "hook host-sandbox-ready: ") {
 		t.Errorf("SandboxReadyHooks = %v, want the host hook's failure", err)
 	}
 }
@@ -68,7 +68,7 @@ func TestErrorsSayWhatToChange(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&IdleTimeoutError{Timeout: time.Minute}, "printed nothing for 1m0s and was stopped; raise idle-timeout-seconds"},
+		{&IdleTimeoutError{Timeout: time.Minute}, "printed nothing for 1m0s and was stopped; raise the timeouts input's idle-seconds"},
 		{&OutputError{Err: context.DeadlineExceeded, Retries: 1}, "after 1 retry; see output-tag, output-schema, output-max-retries"},
 	} {
 		if !strings.Contains(tt.err.Error(), tt.want) {

@@ -235,7 +235,7 @@ var (
 type IdleTimeoutError struct{ Timeout time.Duration }
 
 func (e *IdleTimeoutError) Error() string {
-	return fmt.Sprintf("agent printed nothing for %s and was stopped; raise idle-timeout-seconds if it needs longer between outputs", e.Timeout)
+	return fmt.Sprintf("agent printed nothing for %s and was stopped; raise the timeouts input's idle-seconds if it needs longer between outputs", e.Timeout)
 }
 
 // AgentError means the agent CLI failed.
@@ -287,7 +287,7 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 	tr := newTranscript(c.Signals)
 	w := newWatch(ctx, c.IdleTimeout, c.CompletionTimeout)
 	w.warnEvery(idleWarning, func(silent time.Duration) {
-		log.Status("Agent silent for %s (idle-timeout-seconds: %s)", silent, c.IdleTimeout)
+		log.Status("Agent silent for %s (timeouts: idle-seconds %s)", silent, c.IdleTimeout)
 	})
 	defer w.stop()
 
@@ -338,7 +338,7 @@ func invoke(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Lo
 		return it, tr, fmt.Errorf("iteration %d: %w", n, guardErr)
 	case errors.Is(err, errGrace):
 		it.Forced = true
-		log.Warning("completion signal seen but the agent kept running; stopped it after the %s grace window (completion-timeout-seconds)", c.CompletionTimeout)
+		log.Warning("completion signal seen but the agent kept running; stopped it after the %s grace window (the timeouts input's completion-seconds)", c.CompletionTimeout)
 	case errors.Is(err, errIdle):
 		return it, tr, &IdleTimeoutError{Timeout: c.IdleTimeout}
 	case err != nil:

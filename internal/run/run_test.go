@@ -255,8 +255,8 @@ func TestLoopGraceWindowCompletes(t *testing.T) {
 	if res.Signal != signal || !res.Iterations[0].Forced {
 		t.Errorf("Signal = %q, forced = %v; want the signal, forced", res.Signal, res.Iterations[0].Forced)
 	}
-	if len(log.warnings) != 1 || !strings.Contains(log.warnings[0], "completion-timeout-seconds") {
-		t.Errorf("warnings = %q, want one naming completion-timeout-seconds", log.warnings)
+	if len(log.warnings) != 1 || !strings.Contains(log.warnings[0], "completion-seconds") {
+		t.Errorf("warnings = %q, want one naming completion-seconds", log.warnings)
 	}
 }
 

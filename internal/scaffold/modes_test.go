@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 )
@@ -149,14 +150,15 @@ func TestModeWorkflows(t *testing.T) {
 			if job.TimeoutMinutes < 10 || job.TimeoutMinutes > 60 {
 				t.Errorf("%s: timeout-minutes %d", where, job.TimeoutMinutes)
 			}
-			if len(job.Steps) != 2 || job.Steps[0].Uses != CheckoutRef || job.Steps[0].With["persist-credentials"] != "false" || job.Steps[1].Uses != ActionRef {
+			if len(job.Steps) != 2 || job.Steps[0].Uses != CheckoutRef || job.Steps[0].With["persist-credentials"] != "false" || job.Steps[1].Uses != ActionRef() {
 				t.Fatalf("%s: steps %+v; want the checkout without persisted credentials, then the action", where, job.Steps)
 			}
 			with := map[string]string{"mode": m}
 			if agentName != DefaultAgent {
 				with["agent"] = agentName
 			}
-			secret := agents()[agentName].Secret
+			p, _ := agent.Lookup(agentName)
+			secret := p.Secret
 			if run := job.Steps[1]; !maps.Equal(run.With, with) || !maps.Equal(run.Env, map[string]string{secret: "${{ secrets." + secret + " }}"}) {
 				t.Errorf("%s: the action gets with %v, env %v; want %v and the secret %s", where, run.With, run.Env, with, secret)
 			}

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"text/template"
 
+	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/release"
 )
@@ -60,56 +60,23 @@ func (e *ExistError) Error() string {
 
 func (e *ExistError) Unwrap() error { return fs.ErrExist }
 
-// agentImage is what differs between agents: the CLI's name, and its credentials.
-type agentImage struct {
-	Label       string // the CLI's name in comments
-	Secret      string // the credential the workflow passes from the repository's secrets
-	Credentials []string
-	Notes       []string // comment lines for .env.example
-}
-
-// agents returns the agents Write knows. Adding one is an entry here, and its sandbox image in
-// images/sandbox/Dockerfile.
-func agents() map[string]agentImage {
-	return map[string]agentImage{
-		"claude-code": {
-			Label:  "Claude Code",
-			Secret: "ANTHROPIC_API_KEY", Credentials: []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"},
-			Notes: []string{"CLAUDE_CODE_OAUTH_TOKEN is a subscription token from `claude setup-token`."},
-		},
-		"codex": {
-			Label:  "Codex",
-			Secret: "CODEX_API_KEY", Credentials: []string{"CODEX_API_KEY"},
-			Notes: []string{"codex exec logs in with CODEX_API_KEY (an OpenAI API key); it ignores OPENAI_API_KEY."},
-		},
-		"pi": {
-			Label:  "Pi",
-			Secret: "ANTHROPIC_API_KEY", Credentials: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"},
-			Notes: []string{"pi uses the provider of the model input; set that provider's key."},
-		},
-		"opencode": {
-			Label:  "OpenCode",
-			Secret: "ANTHROPIC_API_KEY", Credentials: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENCODE_API_KEY"},
-			Notes: []string{"opencode uses the provider of the model input (provider/model); set that provider's key."},
-		},
-		"cursor": {
-			Label:  "Cursor",
-			Secret: "CURSOR_API_KEY", Credentials: []string{"CURSOR_API_KEY"},
-		},
+// notes are what .env.example says about an agent's credentials beyond naming them.
+func notes(name string) []string {
+	return map[string][]string{
+		"claude-code": {"CLAUDE_CODE_OAUTH_TOKEN is a subscription token from `claude setup-token`."},
+		"codex":       {"codex exec logs in with CODEX_API_KEY (an OpenAI API key); it ignores OPENAI_API_KEY."},
+		"pi":          {"pi uses the provider of the model input; set that provider's key."},
+		"opencode":    {"opencode uses the provider of the model input (provider/model); set that provider's key."},
 		"copilot": {
-			Label:  "GitHub Copilot CLI",
-			Secret: "COPILOT_GITHUB_TOKEN", Credentials: []string{"COPILOT_GITHUB_TOKEN"},
-			Notes: []string{
-				"A fine-grained token with the Copilot Requests permission. The job's GITHUB_TOKEN cannot",
-				"make Copilot requests, and GH_TOKEN and GITHUB_TOKEN never reach the agent.",
-			},
+			"A fine-grained token with the Copilot Requests permission. The job's GITHUB_TOKEN cannot",
+			"make Copilot requests, and GH_TOKEN and GITHUB_TOKEN never reach the agent.",
 		},
-	}
+	}[name]
 }
 
-// Agents returns the names Options.Agent accepts, sorted.
+// Agents returns the names Options.Agent accepts, sorted: the agent registry's.
 func Agents() []string {
-	return slices.Sorted(maps.Keys(agents()))
+	return agent.Names()
 }
 
 // file is one starter file: its path relative to the directory, slash-separated, and content.
@@ -226,18 +193,26 @@ func sources(modes []string) ([]source, error) {
 }
 
 // render returns the starter files for agent and modes, in the order Write writes them.
-func render(agent string, modes []string) ([]file, error) {
-	if agent == "" {
-		agent = DefaultAgent
+func render(name string, modes []string) ([]file, error) {
+	if name == "" {
+		name = DefaultAgent
 	}
-	a, ok := agents()[agent]
-	if !ok {
-		return nil, fmt.Errorf("scaffold for agent %q: unknown agent; valid agents are %s", agent, strings.Join(Agents(), ", "))
+	p, err := agent.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("scaffold: %w", err)
+	}
+	// The keys .env.example lists: those the CLI logs in with, or, for one that needs none,
+	// the one the workflow passes.
+	credentials := p.Credentials
+	if len(credentials) == 0 {
+		credentials = []string{p.Secret}
 	}
 	data := struct {
-		agentImage
-		Agent, Image, ActionRef, CheckoutRef string
-	}{a, agent, release.SandboxImage(agent), ActionRef, CheckoutRef}
+		Label, Secret          string
+		Credentials, Notes     []string
+		Agent, Image           string
+		ActionRef, CheckoutRef string
+	}{p.Label, p.Secret, credentials, notes(name), name, release.SandboxImage(name), ActionRef(), CheckoutRef}
 
 	list, err := sources(modes)
 	if err != nil {

@@ -15,7 +15,8 @@ import (
 	"time"
 )
 
-// ActVersion is the nektos/act release scripts/install-act.sh installs.
+// ActVersion is the nektos/act release scripts/install-act.sh installs. It stays a pair that
+// TestActVersionIsThePin keeps equal: the shell script cannot read a Go constant.
 const ActVersion = "0.2.89"
 
 // Act runs workflows under nektos/act, the engine of Gitea's and Forgejo's runners too, against

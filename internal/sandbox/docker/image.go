@@ -82,7 +82,7 @@ func (e *Engine) EnsureImage(ctx context.Context, b Build) (string, error) {
 	}
 	if !b.Pull {
 		return "", fmt.Errorf("docker: image %s not found locally, and it is never pulled unless asked: "+
-			"name an existing image with the input image, or build it with the input build-image and a Dockerfile", b.Image)
+			"name an existing image with the input image, or build it with the docker input's key build-image and a Dockerfile", b.Image)
 	}
 	return e.pull(ctx, b.Image)
 }

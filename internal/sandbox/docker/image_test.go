@@ -103,7 +103,7 @@ func TestEnsureImageErrors(t *testing.T) {
 		want []string // in the error
 	}{
 		{name: "never_and_missing", b: Build{Image: missing, Policy: "never", Dockerfile: failing},
-			want: []string{missing, "not found locally", "input image", "input build-image"}},
+			want: []string{missing, "not found locally", "input image", "key build-image"}},
 		{name: "auto_without_dockerfile_and_missing", b: Build{Image: missing},
 			want: []string{missing, "not found locally"}},
 		{name: "always_without_dockerfile", b: Build{Image: missing, Policy: "always"}, want: []string{"needs a Dockerfile"}},
