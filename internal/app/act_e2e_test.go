@@ -23,7 +23,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
-// The act tier: the workflows the README shows and those `sandcastle init` writes, run by
+// The act tier: the workflows README.md and docs/*.md show and those `sandcastle init` writes, run by
 // nektos/act against the local Docker engine, with default inputs (but sandbox, which each runs
 // with none and with docker): the action from this checkout, its image as action.yml names it,
 // the real claude against the scripted model, GitHub the fake API and the git HTTP remote.
@@ -31,7 +31,7 @@ import (
 // The one part that is not real is actions/checkout, which act would fetch from GitHub: a
 // stand-in (testkit.CheckoutStandIn) clones the remote into the workspace as it would.
 
-// actWorkflow is a workflow the project shows, found in the README or written by init.
+// actWorkflow is a workflow the project shows, found in README.md or docs/*.md or written by init.
 type actWorkflow struct {
 	name  string            // where it comes from
 	text  string            // the workflow
@@ -39,9 +39,9 @@ type actWorkflow struct {
 }
 
 // shownWorkflows are the workflows that use the action: those `sandcastle init` writes (the
-// starter and one per mode), each in a repository with what init writes beside it, and the
-// README's, each once (the README's mode examples are init's), in a repository with no more
-// than the README says (no Dockerfile: the sandbox runs the published image).
+// starter and one per mode), each in a repository with what init writes beside it, and those of
+// README.md and docs/*.md, each once (the pages' mode examples are init's), in a repository with
+// no more than the pages say (no Dockerfile: the sandbox runs the published image).
 func shownWorkflows(t *testing.T) []actWorkflow {
 	t.Helper()
 	var out []actWorkflow
@@ -80,9 +80,9 @@ func shownWorkflows(t *testing.T) []actWorkflow {
 			add("init "+strings.TrimSuffix(path.Base(name), ".yml"), workflows[name], files)
 		}
 	}
-	for _, b := range yamlBlocks(readFile(t, filepath.Join("..", "..", "README.md"))) {
-		if strings.Contains(b.text, "uses: "+scaffold.ActionRef()) {
-			add(fmt.Sprintf("README.md:%d", b.line), b.text, nil)
+	for _, b := range docYAMLBlocks(t) {
+		if isWorkflow(b.text) && strings.Contains(b.text, "uses: "+scaffold.ActionRef()) {
+			add(b.name(), b.text, nil)
 		}
 	}
 	return out
@@ -92,9 +92,11 @@ func shownWorkflows(t *testing.T) []actWorkflow {
 // and docker, from the event that starts it, and checks what a later step reads of the action's
 // outputs and what the remote and the fake API received. It logs how long each run took.
 func TestActRunsShownWorkflows(t *testing.T) {
+	// Before any case starts its scripted model, whose cleanup fails a case that skips unasked.
+	testkit.RequireBinary(t, "act")
 	workflows := shownWorkflows(t)
 	if len(workflows) < 2 {
-		t.Fatalf("found %d workflows that use the action, want the README's and init's", len(workflows))
+		t.Fatalf("found %d workflows that use the action, want the pages' and init's", len(workflows))
 	}
 	root := actionCheckout(t)
 	// One at a time: on two cores, two runs at once take as long as one after the other.
@@ -414,7 +416,8 @@ run: printf 'sandcastle-outputs %%s\n' "$(printf '%%s' "$OUTPUTS" | tr -d '\n')"
 	}
 	outputs := printedOutputs(t, run)
 	sc.check(t, r, outputs)
-	// A step of the workflow itself that reads outputs printed what it read (README's Report).
+	// A step of the workflow itself that reads outputs printed what it read (the Report step of
+	// docs/modes.md's run example).
 	for _, want := range wf.echoes(t, outputs) {
 		if !printed(run, want) {
 			t.Errorf("no step printed %q:\n%s", want, strings.Join(run.Printed(), "\n"))

@@ -26,6 +26,38 @@ type codeBlock struct {
 	text string
 }
 
+// docBlock is a ```yaml block of a page a user reads.
+type docBlock struct {
+	codeBlock
+	file string // from the repository's root, as README.md or docs/modes.md
+}
+
+// name says where the block is: the file and the line of its opening fence.
+func (b docBlock) name() string { return fmt.Sprintf("%s:%d", b.file, b.line) }
+
+// docYAMLBlocks returns the ```yaml blocks of README.md and docs/*.md, so that a workflow is
+// checked wherever a page shows it.
+func docYAMLBlocks(t *testing.T) []docBlock {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []docBlock
+	for _, page := range append([]string{filepath.Join("..", "..", "README.md")}, pages...) {
+		file := filepath.ToSlash(strings.TrimPrefix(page, filepath.Join("..", "..")+string(filepath.Separator)))
+		for _, b := range yamlBlocks(readFile(t, page)) {
+			out = append(out, docBlock{codeBlock: b, file: file})
+		}
+	}
+	return out
+}
+
+// isWorkflow says whether a YAML block is a whole workflow, not a fragment of one.
+func isWorkflow(text string) bool {
+	return strings.HasPrefix(text, "jobs:") || strings.Contains(text, "\njobs:")
+}
+
 // yamlBlocks returns the ```yaml blocks of a Markdown document.
 func yamlBlocks(markdown string) []codeBlock {
 	var blocks []codeBlock
@@ -74,7 +106,7 @@ func (p *lintProject) add(name, workflow string) {
 }
 
 // actionlintIgnore is the one finding that is not a mistake: the output-<field> outputs of a
-// structured output exist, but action.yml cannot declare them (see the README).
+// structured output exist, but action.yml cannot declare them (see docs/outputs.md).
 const actionlintIgnore = `property "output-[a-z0-9_-]+" is not defined in object type`
 
 // lint runs actionlint on every workflow of the project and returns its findings, "" for none.
@@ -99,27 +131,31 @@ func (p *lintProject) lint(bin string) string {
 	return strings.ReplaceAll(out.String(), p.root+string(filepath.Separator), "")
 }
 
-// TestWorkflowsPassActionlint runs actionlint over every workflow the project shows: README's
-// YAML blocks that are workflows, the workflow `sandcastle init` writes for each agent, and the
+// TestWorkflowsPassActionlint runs actionlint over every workflow the project shows: the YAML
+// blocks of README.md and docs/*.md that are workflows, the workflow `sandcastle init` writes for each agent, and the
 // repository's own .github/workflows. They use this checkout's action, so an input or output
-// that action.yml lacks fails too. Every YAML block of the README must at least be YAML.
+// that action.yml lacks fails too. Every other YAML block of those pages must at least be YAML.
 func TestWorkflowsPassActionlint(t *testing.T) {
 	t.Parallel()
 	bin := testkit.RequireBinary(t, "actionlint")
 	p := newLintProject(t)
 
-	for _, b := range yamlBlocks(readFile(t, filepath.Join("..", "..", "README.md"))) {
-		if strings.HasPrefix(b.text, "jobs:") || strings.Contains(b.text, "\njobs:") {
-			p.add(fmt.Sprintf("README.md-line-%d", b.line), b.text)
+	shown := map[string]bool{}
+	for _, b := range docYAMLBlocks(t) {
+		if isWorkflow(b.text) {
+			p.add(strings.NewReplacer("/", "-", ":", "-line-").Replace(b.name()), b.text)
+			shown[b.file] = true
 			continue
 		}
 		var doc any
 		if err := yaml.Unmarshal([]byte(b.text), &doc); err != nil {
-			t.Errorf("README.md:%d: the YAML block is not YAML: %v", b.line, err)
+			t.Errorf("%s: the YAML block is not YAML: %v", b.name(), err)
 		}
 	}
-	if p.n == 0 {
-		t.Fatal("README.md shows no workflow; the example is what this test checks")
+	for _, page := range []string{"README.md", "docs/modes.md"} {
+		if !shown[page] {
+			t.Errorf("%s shows no workflow; its workflows are what this test checks", page)
+		}
 	}
 	for name, text := range initWorkflows(t) {
 		p.add(name, text)
@@ -140,8 +176,8 @@ func TestWorkflowsPassActionlint(t *testing.T) {
 func TestWorkflowsGiveValidInputs(t *testing.T) {
 	t.Parallel()
 	workflows := map[string]string{}
-	for _, b := range yamlBlocks(readFile(t, filepath.Join("..", "..", "README.md"))) {
-		workflows[fmt.Sprintf("README.md:%d", b.line)] = b.text
+	for _, b := range docYAMLBlocks(t) {
+		workflows[b.name()] = b.text
 	}
 	maps.Copy(workflows, initWorkflows(t))
 	maps.Copy(workflows, ownWorkflows(t))
@@ -196,7 +232,7 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 		}
 	}
 	if want := 2 + len(scaffold.Agents())*(1+len(scaffold.Modes())); steps < want {
-		t.Errorf("found %d steps that use %s or ./, want %d: one in README, one in each starter workflow and the dogfood workflow's", steps, scaffold.ActionRef(), want)
+		t.Errorf("found %d steps that use %s or ./, want %d: one in README, one in each starter workflow and the dogfood workflow's, and those of docs/", steps, scaffold.ActionRef(), want)
 	}
 }
 
@@ -207,8 +243,8 @@ func TestWorkflowsGiveValidInputs(t *testing.T) {
 func TestWorkflowsQueueOnTheJob(t *testing.T) {
 	t.Parallel()
 	workflows := initWorkflows(t)
-	for _, b := range yamlBlocks(readFile(t, filepath.Join("..", "..", "README.md"))) {
-		workflows[fmt.Sprintf("README.md:%d", b.line)] = b.text
+	for _, b := range docYAMLBlocks(t) {
+		workflows[b.name()] = b.text
 	}
 	checked := 0
 	for name, text := range workflows {

@@ -566,7 +566,7 @@ func TestCommandAccepted(t *testing.T) {
 	}
 }
 
-// TestDocumentedCommandsAreAccepted: the examples README and the seed prompt give keep working.
+// TestDocumentedCommandsAreAccepted: the examples the docs and the seed prompt give keep working.
 func TestDocumentedCommandsAreAccepted(t *testing.T) {
 	for _, body := range []string{
 		"gh issue view {{ISSUE_NUMBER}} --json body -q .body",
@@ -740,18 +740,18 @@ func TestFill(t *testing.T) {
 	}
 }
 
-// TestREADMEShellTable: the table in README's Prompt files section shows what sh runs for each
-// command; it must be what Render makes. Those of its commands that print a value print it
-// intact, in dash (Debian's sh, whose echo reads backslashes and -n) and in bash.
-func TestREADMEShellTable(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestDocsShellTable: the table in docs/security.md's "Values never run as shell" shows what sh
+// runs for each command; it must be what Render makes. Those of its commands that print a value
+// print it intact, in dash (Debian's sh, whose echo reads backslashes and -n) and in bash.
+func TestDocsShellTable(t *testing.T) {
+	page, err := os.ReadFile("../../docs/security.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	row := regexp.MustCompile("(?m)^\\| `` !`(.+)` `` \\| `(.+)` \\|$")
-	rows := row.FindAllStringSubmatch(string(readme), -1)
+	rows := row.FindAllStringSubmatch(string(page), -1)
 	if len(rows) < 4 {
-		t.Fatalf("README shows %d commands and what sh runs, want the table of at least 4", len(rows))
+		t.Fatalf("docs/security.md shows %d commands and what sh runs, want the table of at least 4", len(rows))
 	}
 	var shells []string
 	for _, sh := range []string{"dash", "bash"} {
@@ -764,7 +764,7 @@ func TestREADMEShellTable(t *testing.T) {
 		for _, title := range []string{`Fix \c bug\n`, "-n", "-e x"} {
 			cmds := render(t, "!`"+r[1]+"`", map[string]string{"ISSUE_NUMBER": "1", "ISSUE_TITLE": title}).Commands()
 			if got := cmds[0].Shell; got != r[2] {
-				t.Errorf("README says !`%s` runs\n%s\nbut it runs\n%s", r[1], r[2], got)
+				t.Errorf("docs/security.md says !`%s` runs\n%s\nbut it runs\n%s", r[1], r[2], got)
 			}
 			if !strings.HasPrefix(r[1], "printf ") && !strings.HasPrefix(r[1], "echo ") {
 				continue
@@ -781,7 +781,7 @@ func TestREADMEShellTable(t *testing.T) {
 		}
 	}
 	if printed == 0 {
-		t.Error("README's table has no command that prints a value")
+		t.Error("docs/security.md's table has no command that prints a value")
 	}
 }
 

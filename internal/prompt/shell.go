@@ -15,7 +15,7 @@ import (
 //
 // That holds only where the shell does nothing more with the word than pass it on. So a block
 // that uses a placeholder must keep to a plain subset of the shell, which is the rule stated in
-// README's Prompt files section:
+// docs/security.md's "Values never run as shell":
 //
 //   - It is simple commands joined by |, &&, || and ;. Each is a program, written as a plain
 //     word, with its arguments, redirections to files it names itself, and variable

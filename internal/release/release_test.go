@@ -120,13 +120,13 @@ func TestSandboxImagesArePublished(t *testing.T) {
 
 // TestImagesShipTheTestedCLIs: the images install the CLI versions of scripts/agent-clis.env,
 // which the tests install too; the scripted model servers were written against those CLIs, and
-// the README's Agents table names them.
+// docs/agents.md's table names them.
 func TestImagesShipTheTestedCLIs(t *testing.T) {
 	pinned := pins(t)
 	if pinned["CLAUDE_CODE_VERSION"] != testkit.ClaudeCodeVersion || pinned["CODEX_VERSION"] != testkit.CodexVersion {
 		t.Errorf("testkit knows claude %s and codex %s, scripts/agent-clis.env pins %s and %s", testkit.ClaudeCodeVersion, testkit.CodexVersion, pinned["CLAUDE_CODE_VERSION"], pinned["CODEX_VERSION"])
 	}
-	readme, err := os.ReadFile("../../README.md")
+	agents, err := os.ReadFile("../../docs/agents.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,8 +138,8 @@ func TestImagesShipTheTestedCLIs(t *testing.T) {
 		"`@github/copilot` ":               "COPILOT_VERSION",
 		"Cursor's archive ":                "CURSOR_VERSION",
 	} {
-		if pinned[key] == "" || !strings.Contains(string(readme), cell+pinned[key]+" |") {
-			t.Errorf("README's Agents table does not show %s%s (scripts/agent-clis.env %s)", cell, pinned[key], key)
+		if pinned[key] == "" || !strings.Contains(string(agents), cell+pinned[key]+" |") {
+			t.Errorf("docs/agents.md's table does not show %s%s (scripts/agent-clis.env %s)", cell, pinned[key], key)
 		}
 	}
 }
