@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs nektos/act, pinned, from the Go module proxy into the tools cache, outside the
 # repository, and prints the directory to put on PATH. The act tier of the tests runs the
-# README's and `sandcastle init`'s workflows under it, against the local Docker engine. Safe to
+# workflows README.md and docs/ show, and `sandcastle init`'s, under it, against the local Docker engine. Safe to
 # run again: the pinned version, once installed, is only checked.
 #
 # Environment: SANDCASTLE_TOOLS (default ${XDG_CACHE_HOME:-$HOME/.cache}/sandcastle-test-tools).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs actionlint, pinned, from the Go module proxy into the tools cache, outside the
 # repository, and prints the directory to put on PATH. The tests run it on every workflow the
-# project shows (README, `sandcastle init`). Safe to run again: the pinned version, once
+# project shows (README.md, docs/, `sandcastle init`). Safe to run again: the pinned version, once
 # installed, is only checked.
 #
 # Environment: SANDCASTLE_TOOLS (default ${XDG_CACHE_HOME:-$HOME/.cache}/sandcastle-test-tools).

@@ -12,10 +12,10 @@ export PATH
 for cli in claude codex pi opencode copilot; do
 	printf '%s %s\n' "$cli" "$("$cli" --version 2>&1 | head -n 1)"
 done
-# actionlint, pinned, from the Go module proxy: the README's and init's workflows must pass it.
+# actionlint, pinned, from the Go module proxy: the workflows README.md, docs/ and init show must pass it.
 PATH="$(scripts/install-actionlint.sh):$PATH"
 printf 'actionlint %s\n' "$(actionlint -version | head -n 1)"
-# act, pinned, from the Go module proxy: the act tier runs the README's and init's workflows.
+# act, pinned, from the Go module proxy: the act tier runs the workflows README.md, docs/ and init show.
 PATH="$(scripts/install-act.sh):$PATH"
 printf '%s\n' "$(act --version | head -n 1)"
 # buildx, pinned, from the Go module proxy unless docker has the plugin: the release's build steps

@@ -8,7 +8,8 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
-// TestShallowCheckoutWithMainMoved is the README's workflow on an active repository: the job
+// TestShallowCheckoutWithMainMoved is a job like docs/modes.md's run example (its own branch, a
+// pull request) on an active repository: the job
 // checks out main at depth 1, as actions/checkout does by default, and someone pushes to main
 // while the agent works. The run pushes its branch and opens the pull request (ready for
 // review, since this repository supports no drafts); a re-run on a new depth-1 checkout, main

@@ -66,7 +66,7 @@ func (k Kind) String() string {
 type Definition struct {
 	Name        string
 	Default     string // as action.yml spells it; "" = no default
-	Description string // one paragraph, for action.yml, --help and the README
+	Description string // one paragraph, for action.yml, --help and docs/inputs.md
 	Kind        Kind
 	Multiline   bool     // the value may span lines (YAML block scalars in a workflow)
 	Choices     []string // KindChoice: the words the docs list; agents come from Env instead
@@ -267,7 +267,7 @@ var Definitions = []Definition{
 	{
 		Name:        InputAgent,
 		Default:     "claude-code",
-		Description: "The agent CLI to run (see Agents in the README).",
+		Description: "The agent CLI to run (see docs/agents.md).",
 		Kind:        KindChoice,
 	},
 	{
@@ -617,7 +617,7 @@ var Definitions = []Definition{
 	{
 		Name:        InputOutputAction,
 		Default:     OutputActionNone,
-		Description: "What the host does with the structured output: none; review (post it as one review of the event's pull request, event COMMENT: the summary as its body, each comment on its line of the diff, one outside the diff in the body, none repeated on a re-run); or triage (carry out, with github-token, what it asks for each issue: labels added or removed, a comment, closing it, each checked against the triage input's allowed-labels and max-actions and the repository's issues; refused actions are listed in the summary and the actions output's refused list, and are not a failure). review and triage default output-tag to result and output-schema to their own schema (see the README). Empty means the mode's value, or none (see Modes in the README).",
+		Description: "What the host does with the structured output: none; review (post it as one review of the event's pull request, event COMMENT: the summary as its body, each comment on its line of the diff, one outside the diff in the body, none repeated on a re-run); or triage (carry out, with github-token, what it asks for each issue: labels added or removed, a comment, closing it, each checked against the triage input's allowed-labels and max-actions and the repository's issues; refused actions are listed in the summary and the actions output's refused list, and are not a failure). review and triage default output-tag to result and output-schema to their own schema (see docs/security.md). Empty means the mode's value, or none (see Modes in the README).",
 		Kind:        KindChoice,
 		Choices:     []string{OutputActionNone, OutputActionReview, OutputActionTriage},
 	},

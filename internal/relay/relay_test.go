@@ -270,7 +270,7 @@ func TestRelayReadFromAnswers(t *testing.T) {
 	}
 }
 
-// TestRelayEnvWithCurl: the README's curl --unix-socket "$SANDCASTLE_GITHUB_SOCKET"
+// TestRelayEnvWithCurl: docs/security.md's curl --unix-socket "$SANDCASTLE_GITHUB_SOCKET"
 // "$SANDCASTLE_GITHUB_API/..." reads through the relay, with the real curl: the URL's scheme is
 // the socket's, plain HTTP (an https one fails the TLS handshake, curl's exit 35).
 func TestRelayEnvWithCurl(t *testing.T) {
