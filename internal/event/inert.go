@@ -7,13 +7,18 @@ import (
 	"strings"
 )
 
-// mentionRE is an @mention GitHub notifies: a login or org/team after a character that is not
-// part of a word (so an e-mail address is none; another @ is no part of one: "@@a" notifies a).
-var mentionRE = regexp.MustCompile(`(?:^|\W)(@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9_.-]+)?)`)
+// mentionRE is what may be an @mention GitHub notifies: a login or org/team after an @. It is
+// taken wherever it stands, after a letter too: what comes before may end a text node of its own
+// when rendered, and a mention at a node's start is notified ("_x_@a" renders as <em>x</em>@a,
+// "b@c.d@a" as an e-mail link to b@c.d, then @a). An e-mail address is shown as code with it.
+var mentionRE = regexp.MustCompile(`(@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9_.-]+)?)`)
 
-// lineEndKeyword is a closing keyword that ends a line, with its colon: GitHub reads a
-// reference on the next line as its issue ("Fixes\n#12").
-var lineEndKeyword = regexp.MustCompile(`(?i)\b((?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?:\s*:)?)\s*$`)
+// bareKeyword is a closing keyword, with its colon, that ends a line or stands before anything
+// but a word: GitHub reads a reference on the next line as its issue ("Fixes\n#12"), and one
+// after code or a tag as following the keyword, since neither is text ("Fixes `x` #12",
+// "Fixes <b></b>#12", or the code a mention becomes in "Fixes @a#12"). Before a word it is
+// prose ("fixes the bug") and stays as it is.
+var bareKeyword = regexp.MustCompile(`(?i)\b((?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?:\s*:)?)(?:\s*$|\s*[^\s\w])`)
 
 // entity is a character reference, which a browser shows as the character: "&#64;a" is a
 // mention, "Closes&#32;#9" a closing reference.
@@ -69,14 +74,18 @@ func InertBut(s string, issue int) string {
 	tick := strings.Repeat("`", longest+1)
 	for _, i := range prose {
 		var spans [][]int
+		kept := map[int]bool{} // where the closing reference to the run's own issue starts
 		for _, m := range closingRef.FindAllStringSubmatchIndex(lines[i], -1) {
 			if issue != 0 && m[2] < 0 && m[4] >= 0 && lines[i][m[4]:m[5]] == keep {
+				kept[m[0]] = true
 				continue
 			}
 			spans = append(spans, m[:2])
 		}
-		if m := lineEndKeyword.FindStringSubmatchIndex(lines[i]); m != nil {
-			spans = append(spans, []int{m[2], m[3]}) // its issue may be on the next line
+		for _, m := range bareKeyword.FindAllStringSubmatchIndex(lines[i], -1) {
+			if !kept[m[2]] {
+				spans = append(spans, []int{m[2], m[3]}) // its issue may be on the next line, or after code
+			}
 		}
 		for _, m := range mentionRE.FindAllStringSubmatchIndex(lines[i], -1) {
 			spans = append(spans, []int{m[2], m[3]})

@@ -48,7 +48,7 @@ func TestInert(t *testing.T) {
 		{"Fixes #1, closes #2, resolves acme/other#3", "`Fixes #1`, `closes #2`, `resolves acme/other#3`"},
 		{"Closes: #7 and FIXED https://github.com/o/r/issues/9.", "`Closes: #7` and `FIXED https://github.com/o/r/issues/9`."},
 		{"See #4 for context", "See #4 for context"},
-		{"ping @acme/everyone and @octocat, not me@example.com", "ping `@acme/everyone` and `@octocat`, not me@example.com"},
+		{"ping @acme/everyone and @octocat, and me@example.com", "ping `@acme/everyone` and `@octocat`, and `me@example`.com"}, // an e-mail link may end a node before an @,
 		{"@octocat first", "`@octocat` first"},
 		// What is code already is wrapped again, in longer ticks: whether a backtick opens a
 		// span depends on more than the line.
@@ -57,7 +57,9 @@ func TestInert(t *testing.T) {
 		{"``x`` then fixes #2", "``x`` then ```fixes #2```"},
 		{"@0/fiX #0", "`@0/fiX #0`"},
 		{`\@octocat`, "\\ `@octocat`"},
-		{"@a@b and fixes #1fixes #2", "`@a@b` and fixes #1fixes #2"},
+		{"@a@b and fixes #1fixes #2", "`@a@b` and `fixes` #1fixes #2"},
+		{"fiX @0#0", "`fiX` `@0`#0"},
+		{"Fixes `x` #12 and fixes <b></b>#3, but fixes the bug", "``Fixes`` `x` #12 and ``fixes`` <b></b>#3, but fixes the bug"},
 		{"It fixes\n#3, and Closes:\n#4", "It `fixes`\n#3, and `Closes:`\n#4"},
 		{"    ```\nFixes #1", "    ```\n````Fixes #1````"},     // indented code, no fence
 		{"```x`\nFixes #1 `y`", "```x`\n````Fixes #1```` `y`"}, // a code span, no fence

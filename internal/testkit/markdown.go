@@ -24,6 +24,11 @@ var liveClosing = regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[
 // them, which the non-greedy match then cuts short, showing more as text: never less.
 var codeElements = regexp.MustCompile(`(?is)<pre[\s>].*?</pre>|<code[\s>].*?</code>`)
 
+// links are the elements whose text GitHub's mention filter passes over, as it passes over code
+// (html-pipeline's MentionFilter ignores text under a, pre, code, style and script): a mention
+// in a link's text notifies nobody. A closing reference may still be one ("Fixes <a>…/issues/9</a>").
+var links = regexp.MustCompile(`(?is)<a[\s>].*?</a>`)
+
 // tags are HTML tags, raw or rendered; what is between two is a text node.
 var tags = regexp.MustCompile(`<[^>]*>`)
 
@@ -40,8 +45,8 @@ func Render(md string) (string, error) {
 // LiveReferences renders md as GitHub does (CommonMark with GFM, raw HTML kept) and returns the
 // @mentions and closing references ("Fixes #9", "closes <https://…/issues/9>") a reader's
 // browser shows as text outside code: what GitHub would notify or close on. Entities are read
-// as the browser reads them; a mention is looked for in each text node alone, as GitHub's filter
-// looks, a closing reference in the text joined; a code element cut short by nesting shows more
+// as the browser reads them; a mention is looked for in each text node alone outside links, as
+// GitHub's filter looks, a closing reference in the text joined; a code element cut short by nesting shows more
 // as text, never less.
 func LiveReferences(md string) []string {
 	out, err := Render(md)
@@ -50,7 +55,7 @@ func LiveReferences(md string) []string {
 	}
 	prose := codeElements.ReplaceAllString(out, "<code/>") // a node boundary, as the code was
 	var found []string
-	for _, t := range tags.Split(prose, -1) {
+	for _, t := range tags.Split(links.ReplaceAllString(prose, "<a/>"), -1) {
 		for _, m := range liveMention.FindAllStringSubmatch(html.UnescapeString(t), -1) {
 			found = append(found, m[1])
 		}
