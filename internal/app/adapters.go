@@ -26,21 +26,22 @@ import (
 
 // Each adapter fits what the engine and the loop consume.
 var (
-	_ engine.Reporter   = (*runner.Reporter)(nil)
-	_ engine.GitHub     = (*githubapi.Repo)(nil)
-	_ event.Permissions = (*githubapi.Repo)(nil)
-	_ engine.Progress   = (*githubapi.LiveComment)(nil)
-	_ engine.Workspaces = workspaces{}
-	_ engine.Workspace  = workspaceView{}
-	_ engine.Synced     = (*workspace.Synced)(nil)
-	_ engine.Sandboxes  = sandboxes{}
-	_ engine.Container  = container{}
-	_ engine.Copier     = (*docker.Sandbox)(nil)
-	_ engine.GitGuard   = guard{}
-	_ engine.Sessions   = (*session.Carrier)(nil)
-	_ engine.Publisher  = publisher{}
-	_ engine.Outputs    = (*githubapi.Repo)(nil)
-	_ run.Log           = (*report.Log)(nil)
+	_ engine.Reporter    = (*runner.Reporter)(nil)
+	_ engine.GitHub      = (*githubapi.Repo)(nil)
+	_ event.Permissions  = (*githubapi.Repo)(nil)
+	_ engine.Progress    = (*githubapi.LiveComment)(nil)
+	_ engine.Workspaces  = workspaces{}
+	_ engine.Workspace   = workspaceView{}
+	_ engine.Synced      = (*workspace.Synced)(nil)
+	_ engine.Sandboxes   = sandboxes{}
+	_ engine.Container   = container{}
+	_ engine.Copier      = (*docker.Sandbox)(nil)
+	_ engine.GitGuard    = guard{}
+	_ engine.Sessions    = (*session.Carrier)(nil)
+	_ engine.Publisher   = publisher{}
+	_ engine.BranchMoved = (*push.BranchMovedError)(nil)
+	_ engine.Outputs     = (*githubapi.Repo)(nil)
+	_ run.Log            = (*report.Log)(nil)
 )
 
 // deps are the adapters of s's run, reporting through rep.

@@ -124,41 +124,72 @@ func newEngine(p Plan, d Deps) *engine {
 // uncommitted work and the commits made so far are reported. The error, already reported, is
 // why the run failed; a run that did its job returns nil, whether or not the agent signalled
 // completion (see the Outcome's Status).
-func Run(ctx context.Context, p Plan, d Deps) (report.Outcome, error) {
+//
+// Every way out goes through report, once: the steps only fill the outcome.
+func Run(ctx context.Context, p Plan, d Deps) (o report.Outcome, err error) {
 	e := newEngine(p, d)
+	defer func() { err = e.report(ctx, &o, err) }()
 	end := d.Reporter.Group("Trigger")
 	decision, err := e.decide(ctx)
 	end()
 	if err != nil {
-		err = fmt.Errorf("checking who may start the run: %w", err)
-		d.Reporter.Error(err.Error())
-		o := report.Outcome{Status: report.StatusFailed}
-		e.setOutputs(o)
-		return o, err
+		return o, fmt.Errorf("checking who may start the run: %w", err)
 	}
 	if !decision.Run {
-		return e.refuse(ctx, decision)
+		e.refuse(decision, &o)
+		return o, nil
 	}
-	labels := event.Labels{Trigger: p.Config.GitHub.TriggerLabel, InProgress: p.Config.GitHub.InProgressLabel, Blocked: p.Config.GitHub.BlockedLabel}
-	e.labels(ctx, labels.Start)
+	e.begun = true
+	e.labels(ctx, e.stateLabels().Start)
 	e.acknowledge(ctx)
 	e.startProgress(ctx)
+	return o, e.work(ctx, &o)
+}
 
-	o, err := e.work(ctx)
-
+// report ends every run, once: it sets the status and the failure from err, answers a refusal
+// or finishes the progress comment, writes the outputs and the job summary, and moves the labels
+// and the reaction of a run that started. It returns err, joined with a failure to write the
+// outputs.
+func (e *engine) report(ctx context.Context, o *report.Outcome, err error) error {
+	if err != nil || o.Status == "" { // a refusal has its status already
+		o.Status = statusOf(err, o.Signal)
+	}
+	if err != nil {
+		o.Failure = err.Error()
+		e.d.Reporter.Error(err.Error())
+	}
+	o.RunURL, o.CommentURL = e.p.RunURL, e.commentURL(o.CommentURL)
+	cleanup, cancel := e.afterRun(ctx)
+	defer cancel()
+	if o.RefusalReason != "" {
+		e.answerRefusal(cleanup, o)
+	}
+	if werr := e.d.Reporter.SetOutputs(*o); werr != nil {
+		e.d.Reporter.Error(werr.Error())
+		err = errors.Join(err, werr)
+	} else if serr := e.d.Reporter.Summary(o.Summary()); serr != nil {
+		e.d.Reporter.Warning(serr.Error())
+	}
+	if !e.begun {
+		return err
+	}
 	if e.progress != nil {
-		o.RunURL = p.RunURL
 		body := o.Comment()
-		if p.Config.GitHub.Reply {
+		if e.p.Config.GitHub.Reply {
 			body = o.Reply()
 		}
 		e.progress.Finish(ctx, body) // on a time of its own, which outlasts a rate limit
 	}
-	cleanup, cancel := e.afterRun(ctx)
-	defer cancel()
-	e.labels(cleanup, func() ([]string, []string) { return labels.Finish(err == nil) })
-	e.answered(cleanup, err == nil)
-	return o, err
+	ok := o.Failure == ""
+	e.labels(cleanup, func() ([]string, []string) { return e.stateLabels().Finish(ok) })
+	e.answered(cleanup, ok)
+	return err
+}
+
+// stateLabels are the labels that say where the run on an issue stands.
+func (e *engine) stateLabels() event.Labels {
+	g := e.p.Config.GitHub
+	return event.Labels{Trigger: g.TriggerLabel, InProgress: g.InProgressLabel, Blocked: g.BlockedLabel}
 }
 
 // engine is one run.
@@ -166,6 +197,7 @@ type engine struct {
 	p Plan
 	d Deps
 
+	begun     bool     // the event started the run: its labels moved and the comment was seen
 	progress  Progress // nil when the run keeps no comment
 	seen      int64    // the reaction that says the run saw the comment that started it; 0: none
 	mu        sync.Mutex
@@ -227,31 +259,31 @@ func (noAPI) OpenLinkedPRs(context.Context, int) ([]event.LinkedPR, error) {
 var errNoAPI = errors.New("no github-token and repository to ask GitHub with")
 
 // refuse ends a run the event may not start: a green job that says why.
-func (e *engine) refuse(ctx context.Context, d event.Decision) (report.Outcome, error) {
-	o := report.Outcome{Status: report.StatusRefused, RefusalReason: d.Reason, RunURL: e.p.RunURL}
+func (e *engine) refuse(d event.Decision, o *report.Outcome) {
+	o.Status, o.RefusalReason = report.StatusRefused, d.Reason
 	if d.Skip {
 		o.Status = report.StatusSkipped
 	}
 	e.d.Reporter.Info(fmt.Sprintf("Not running (%s): %s", o.Status, d.Reason))
-	// A refusal is answered where it was asked, but never to a bot (two bots could answer each
-	// other forever) and never for an event that did not address the action at all.
-	if !d.Skip && !e.p.Event.IsBot() && e.p.Config.GitHub.ProgressComment && e.reports() {
+}
+
+// answerRefusal answers a refusal where it was asked, but never to a bot (two bots could answer
+// each other forever) and never for an event that did not address the action at all; the
+// refused label comes off, so that a maintainer can simply label the issue again.
+func (e *engine) answerRefusal(ctx context.Context, o *report.Outcome) {
+	if o.Status == report.StatusSkipped {
+		return
+	}
+	if !e.p.Event.IsBot() && e.p.Config.GitHub.ProgressComment && e.reports() {
 		url, err := e.d.GitHub.Answer(ctx, o.Comment())
 		if err != nil {
 			e.d.Reporter.Warning(fmt.Sprintf("progress comment: %v", err))
 		}
 		o.CommentURL = url
 	}
-	// The refused label comes off, so that a maintainer can simply label the issue again.
-	if trigger := e.p.Config.GitHub.TriggerLabel; !d.Skip && trigger != "" {
+	if trigger := e.p.Config.GitHub.TriggerLabel; trigger != "" {
 		e.labels(ctx, func() ([]string, []string) { return nil, []string{trigger} })
 	}
-	if err := e.d.Reporter.SetOutputs(o); err != nil {
-		e.d.Reporter.Error(err.Error())
-		return o, err
-	}
-	e.summary(o)
-	return o, nil
 }
 
 // labels moves the state labels of the issue the run works on, as move says.
@@ -324,25 +356,13 @@ func (e *engine) showProgress(r run.Progress) {
 	e.progress.Show(body)
 }
 
-// commentURL is the progress comment's address, "" when the run keeps none.
-func (e *engine) commentURL() string {
+// commentURL is the progress comment's address; answer's, the refusal's, when the run keeps
+// none.
+func (e *engine) commentURL(answer string) string {
 	if e.progress == nil {
-		return ""
+		return answer
 	}
 	return e.progress.URL()
-}
-
-// setOutputs writes the outputs of a run that failed, warning when they cannot be written.
-func (e *engine) setOutputs(o report.Outcome) {
-	if err := e.d.Reporter.SetOutputs(o); err != nil {
-		e.d.Reporter.Warning(err.Error())
-	}
-}
-
-func (e *engine) summary(o report.Outcome) {
-	if err := e.d.Reporter.Summary(o.Summary()); err != nil {
-		e.d.Reporter.Warning(err.Error())
-	}
 }
 
 // afterRun is a context for work done once the run is over, which a cancelled job must not

@@ -113,15 +113,12 @@ type Sessions interface {
 	Restore(ctx context.Context, id string) error
 }
 
-// work prepares the workspace and the sandbox, runs the agent and publishes its commits. It
-// returns the outcome, reported, and why the run failed.
-func (e *engine) work(ctx context.Context) (report.Outcome, error) {
+// work prepares the workspace and the sandbox, runs the agent and publishes its commits,
+// filling o. It returns why the run failed.
+func (e *engine) work(ctx context.Context, o *report.Outcome) error {
 	j, err := e.start(ctx)
 	if err != nil {
-		// A run that fails before the agent starts still says so in its status output.
-		e.d.Reporter.Error(err.Error())
-		e.setOutputs(report.Outcome{Status: report.StatusFailed, CommentURL: e.commentURL()})
-		return report.Outcome{Status: report.StatusFailed, Failure: err.Error()}, err
+		return cancelled(ctx, err)
 	}
 	defer j.closeLog()
 	base, res, restored, runErr := e.loop(ctx, j.ws, j.log)
@@ -131,14 +128,12 @@ func (e *engine) work(ctx context.Context) (report.Outcome, error) {
 	} else if finishErr != nil {
 		j.log.Warning("%v", finishErr)
 	}
-	if runErr != nil && ctx.Err() != nil {
-		runErr = &CancelledError{Err: runErr}
-	}
+	runErr = cancelled(ctx, runErr)
 	if err := j.ws.HandBack(); err != nil {
 		j.log.Warning("%v", err)
 	}
-	o := e.outcome(j.ws, done, base, res, runErr, j.logPath)
-	o.RestoredGit, o.CommentURL = restored, e.commentURL()
+	e.outcome(o, j.ws, done, base, res, j.logPath)
+	o.RestoredGit = restored
 	if res.Output != nil {
 		_, skipped := report.FieldOutputs(res.Output.JSON)
 		for _, name := range skipped {
@@ -148,13 +143,19 @@ func (e *engine) work(ctx context.Context) (report.Outcome, error) {
 	if runErr == nil {
 		// What the agent asks of GitHub is done before publishing, on the run's own context: a
 		// cancelled job does not go on writing.
-		if err := e.act(ctx, &o, j.log); err != nil {
-			runErr = err
-			o.Status = report.StatusFailed
-		}
+		runErr = e.act(ctx, o, j.log)
 	}
-	runErr = e.publishing(ctx, &o, j, runErr)
-	return e.end(o, runErr, done, j.log)
+	runErr = e.publishAfterRun(ctx, o, j, runErr)
+	e.logEnd(o, runErr, done, j.log)
+	return runErr
+}
+
+// cancelled is err, as a CancelledError when the job was cancelled (ctx is done).
+func cancelled(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return &CancelledError{Err: err}
+	}
+	return err
 }
 
 // job is a run under way: its workspace, its log, where a lease push expects the branch.
@@ -216,9 +217,9 @@ func (e *engine) start(ctx context.Context) (*job, error) {
 	return j, nil
 }
 
-// publishing pushes and opens the pull request on a context of its own, which outlives a
+// publishAfterRun pushes and opens the pull request on a context of its own, which outlives a
 // cancelled run: pushing is how the commits survive the runner. It returns why the run failed.
-func (e *engine) publishing(ctx context.Context, o *report.Outcome, j *job, runErr error) error {
+func (e *engine) publishAfterRun(ctx context.Context, o *report.Outcome, j *job, runErr error) error {
 	end := e.d.Reporter.Group("Publish")
 	defer end()
 	pubCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
@@ -226,7 +227,6 @@ func (e *engine) publishing(ctx context.Context, o *report.Outcome, j *job, runE
 	pubErr := e.publish(pubCtx, o, j.ws, j.lease, runErr == nil, j.log)
 	switch {
 	case pubErr != nil && runErr == nil:
-		o.Status = statusOf(pubErr, o.Signal)
 		return pubErr
 	case pubErr != nil:
 		j.log.Warning("%v", pubErr)
@@ -234,43 +234,27 @@ func (e *engine) publishing(ctx context.Context, o *report.Outcome, j *job, runE
 	return runErr
 }
 
-// end says how the run ended and reports its outcome.
-func (e *engine) end(o report.Outcome, runErr error, done Finished, log *report.Log) (report.Outcome, error) {
-	e.told(o, runErr, done, log)
-	if runErr != nil {
-		o.Failure = runErr.Error()
+// logEnd says in the run log how the run ended, with the branch that keeps the commits of a
+// failed one (a preserved worktree the workspace warns about itself); report says the rest.
+func (e *engine) logEnd(o *report.Outcome, runErr error, done Finished, log *report.Log) {
+	if runErr == nil {
+		log.Status("Run %s after %d iteration(s)", statusOf(nil, o.Signal), len(o.Iterations))
+	} else {
+		log.Status("Run %s: %v", statusOf(runErr, o.Signal), runErr)
+		if done.KeptBranch != "" {
+			e.d.Reporter.Warning(fmt.Sprintf("the agent's commits were kept on branch %s", done.KeptBranch))
+		}
 	}
-	if err := e.d.Reporter.SetOutputs(o); err != nil {
-		e.d.Reporter.Error(err.Error())
-		return o, errors.Join(runErr, err)
-	}
-	e.summary(o)
 	if err := log.Err(); err != nil {
 		e.d.Reporter.Warning(fmt.Sprintf("writing the log file: %v", err))
 	}
-	return o, runErr
 }
 
-// told says how the run ended: in the log, and for a failure as an error annotation, with
-// the branch that keeps the commits (a preserved worktree the workspace warns about itself).
-func (e *engine) told(o report.Outcome, runErr error, done Finished, log *report.Log) {
-	if runErr == nil {
-		log.Status("Run %s after %d iteration(s)", o.Status, len(o.Iterations))
-		return
-	}
-	log.Status("Run %s: %v", o.Status, runErr)
-	e.d.Reporter.Error(runErr.Error())
-	if done.KeptBranch != "" {
-		e.d.Reporter.Warning(fmt.Sprintf("the agent's commits were kept on branch %s", done.KeptBranch))
-	}
-}
-
-// outcome is what a finished run did. The branch is where the agent's commits are now: the
-// source branch, the target after a merge, or the branch kept when a merge failed.
-func (e *engine) outcome(ws Workspace, done Finished, base string, res run.Result, runErr error, logPath string) report.Outcome {
+// outcome fills o with what a finished run did. The branch is where the agent's commits are
+// now: the source branch, the target after a merge, or the branch kept when a merge failed.
+func (e *engine) outcome(o *report.Outcome, ws Workspace, done Finished, base string, res run.Result, logPath string) {
 	cfg := e.p.Config
-	o := report.Outcome{
-		Status:            statusOf(runErr, res.Signal),
+	*o = report.Outcome{
 		MaxIterations:     cfg.MaxIterations,
 		Signal:            res.Signal,
 		Output:            res.Output,
@@ -285,7 +269,6 @@ func (e *engine) outcome(ws Workspace, done Finished, base string, res run.Resul
 		PreservedWorktree: done.Preserved,
 		GitGuarded:        cfg.Sandbox == inputs.SandboxDocker,
 		LogFile:           logPath,
-		RunURL:            e.p.RunURL,
 	}
 	for _, it := range res.Iterations {
 		o.Iterations = append(o.Iterations, report.Iteration{Number: it.Number, Signal: it.Signal, Usage: it.Usage})
@@ -302,7 +285,6 @@ func (e *engine) outcome(ws Workspace, done Finished, base string, res run.Resul
 	if done.MergeCommit != "" {
 		o.HeadSHA = done.MergeCommit
 	}
-	return o
 }
 
 // finalMessage is the agent's final message without its completion signal.
