@@ -26,22 +26,21 @@ import (
 
 // Each adapter fits what the engine and the loop consume.
 var (
-	_ engine.Reporter    = (*runner.Reporter)(nil)
-	_ engine.GitHub      = (*githubapi.Repo)(nil)
-	_ event.Permissions  = (*githubapi.Repo)(nil)
-	_ engine.Progress    = (*githubapi.LiveComment)(nil)
-	_ engine.Workspaces  = workspaces{}
-	_ engine.Workspace   = workspaceView{}
-	_ engine.Synced      = (*workspace.Synced)(nil)
-	_ engine.Sandboxes   = sandboxes{}
-	_ engine.Container   = container{}
-	_ engine.Copier      = (*docker.Sandbox)(nil)
-	_ engine.GitGuard    = guard{}
-	_ engine.Sessions    = (*session.Carrier)(nil)
-	_ engine.Publisher   = publisher{}
-	_ engine.BranchMoved = (*push.BranchMovedError)(nil)
-	_ engine.Outputs     = (*githubapi.Repo)(nil)
-	_ run.Log            = (*report.Log)(nil)
+	_ engine.Reporter     = (*runner.Reporter)(nil)
+	_ engine.GitHub       = (*githubapi.Repo)(nil)
+	_ event.Permissions   = (*githubapi.Repo)(nil)
+	_ engine.Progress     = (*githubapi.LiveComment)(nil)
+	_ engine.Workspaces   = workspaces{}
+	_ engine.Workspace    = workspaceView{}
+	_ run.Repo            = (*workspace.Synced)(nil)
+	_ engine.Sandboxes    = sandboxes{}
+	_ workspace.Container = (*docker.Sandbox)(nil)
+	_ engine.GitGuard     = guard{}
+	_ engine.Sessions     = (*session.Carrier)(nil)
+	_ engine.Publisher    = publisher{}
+	_ engine.BranchMoved  = (*push.BranchMovedError)(nil)
+	_ engine.Outputs      = (*githubapi.Repo)(nil)
+	_ run.Log             = (*report.Log)(nil)
 )
 
 // deps are the adapters of s's run, reporting through rep.
@@ -102,8 +101,6 @@ func (v workspaceView) Finish(ctx context.Context, ok bool) (engine.Finished, er
 	return engine.Finished{Preserved: out.PreservedPath, MergeCommit: out.MergeCommit, KeptBranch: out.KeptBranch, Merged: out.Merged}, err
 }
 
-func (v workspaceView) Synced(c engine.Copier) engine.Synced { return v.Workspace.Synced(c) }
-
 // sandboxes starts the sandboxes of s's run.
 type sandboxes struct{ s *setup }
 
@@ -115,23 +112,36 @@ func (sandboxes) Host(dir string, env map[string]string) sandbox.Sandbox {
 	return host.New(dir, vars)
 }
 
-// Container lends a checkout of root's to the agent's user, takes the git directory of the
-// repository dir belongs to into custody, then starts the container with its binds. The
-// checkout goes back to its owner once the custody ends (guard.Close).
-func (x sandboxes) Container(ctx context.Context, dir, top string, env map[string]string, log *report.Log) (engine.Container, error) {
-	d := x.s.docker()
+// Start starts where the agent runs, as the sandbox input says: a row for each kind.
+func (x sandboxes) Start(ctx context.Context, ws engine.Workspace, env map[string]string, log *report.Log) (engine.Started, error) {
+	switch x.s.cfg.Sandbox {
+	case inputs.SandboxDocker:
+		return x.docker(ctx, ws.(workspaceView), env, log)
+	default:
+		// On the host the agent runs beside the token, with nothing between it and GitHub: no
+		// relay sees what it reads, and keeping a triage to the issues it read would keep nothing.
+		return engine.Started{Sandbox: x.Host(ws.Dir(), env), Read: func(int) bool { return true }}, nil
+	}
+}
+
+// docker lends a checkout of root's to the agent's user, takes the git directory of the
+// repository ws belongs to into custody, then starts the container with its binds. The
+// checkout goes back to its owner once the custody ends (guard.Close). A workspace copied into
+// the container has its commits read through the copy.
+func (x sandboxes) docker(ctx context.Context, ws workspaceView, env map[string]string, log *report.Log) (engine.Started, error) {
+	d, dir, top := x.s.docker(), ws.Dir(), ws.Top()
 	giveBack, err := d.Lend(top)
 	if err != nil {
-		return nil, err
+		return engine.Started{}, err
 	}
 	g, err := gitguard.Take(ctx, x.s.hostGit(dir))
 	if err != nil {
-		return nil, errors.Join(err, giveBack())
+		return engine.Started{}, errors.Join(err, giveBack())
 	}
 	r, env, extra, err := x.s.startRelay(top, env, log)
 	if err != nil {
 		_, cerr := g.Close(ctx)
-		return nil, errors.Join(err, cerr, giveBack())
+		return engine.Started{}, errors.Join(err, cerr, giveBack())
 	}
 	d.Extra = extra
 	c, err := d.Start(ctx, dir, top, env, g, log)
@@ -140,7 +150,7 @@ func (x sandboxes) Container(ctx context.Context, dir, top string, env map[strin
 		if r != nil {
 			r.Close()
 		}
-		return nil, errors.Join(err, cerr, giveBack())
+		return engine.Started{}, errors.Join(err, cerr, giveBack())
 	}
 	// Handing back is no reason to fail a run that did its work: later steps run as root.
 	warnBack := func() error {
@@ -149,7 +159,19 @@ func (x sandboxes) Container(ctx context.Context, dir, top string, env map[strin
 		}
 		return nil
 	}
-	return container{c, guard{g, warnBack}, r, log}, nil
+	st := engine.Started{Sandbox: container{c, r, log}, Guard: guard{g, warnBack}, Read: func(n int) bool { return r != nil && r.Read(n) }}
+	if c.Copied {
+		st = copied(st, ws, c.Sandbox, log)
+	}
+	return st, nil
+}
+
+// copied is st with ws copied into its sandbox c: the loop reads the commits through the copy,
+// and the last ones come out before the sandbox stops.
+func copied(st engine.Started, ws workspaceView, c workspace.Container, log *report.Log) engine.Started {
+	synced := ws.Synced(c)
+	st.Repo, st.Finish = synced, func(ctx context.Context) { synced.Finish(ctx, log.Warning) }
+	return st
 }
 
 // Sessions carries the agent's sessions to the host's HOME; nil when the agent keeps none or
@@ -162,11 +184,9 @@ func (x sandboxes) Sessions(sb sandbox.Sandbox, dir string) engine.Sessions {
 		HostHome: x.s.home, HostDir: dir, Local: x.s.cfg.Sandbox == inputs.SandboxNone}
 }
 
-// container is the run's container with the guard of its repository and the GitHub relay
-// it reads through (nil when none).
+// container is the run's container with the GitHub relay it reads through (nil when none).
 type container struct {
 	*launch.Container
-	guard guard
 	relay *githubRelay
 	log   *report.Log
 }
@@ -181,17 +201,6 @@ func (c container) Close(ctx context.Context) error {
 		}
 	}
 	return err
-}
-
-func (c container) Guard() engine.GitGuard { return c.guard }
-
-func (c container) Read(number int) bool { return c.relay != nil && c.relay.Read(number) }
-
-func (c container) Copied() engine.Copier {
-	if !c.Container.Copied {
-		return nil
-	}
-	return c.Sandbox
 }
 
 // guard is a gitguard.Guard as the engine sees it, with what gives back the checkout lent for

@@ -125,7 +125,6 @@ func TestLifecycleCopySync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.plan.Config.Sandbox = inputs.SandboxDocker // the run's sandbox is the copying one below
 	d := s.deps(runner.New(&stdout, e.get))
 	copies := &copySandboxes{sandboxes: sandboxes{s}, t: t}
 	d.Sandboxes = copies
@@ -151,33 +150,24 @@ type copySandboxes struct {
 	t *testing.T
 }
 
-func (c *copySandboxes) Container(ctx context.Context, dir, top string, env map[string]string, log *report.Log) (engine.Container, error) {
+func (c *copySandboxes) Start(ctx context.Context, ws engine.Workspace, env map[string]string, log *report.Log) (engine.Started, error) {
+	dir, top := ws.Dir(), ws.Top()
 	g, err := gitguard.Take(ctx, c.s.hostGit(dir))
 	if err != nil {
-		return nil, err
+		return engine.Started{}, err
 	}
 	var vars []string
 	for k, v := range env {
 		vars = append(vars, k+"="+v)
 	}
 	// The worktree and the repository's git directory, as CopyIn copies them.
-	copied := testkit.NewCopySandbox(c.t, dir, vars)
-	inside := copied.RepoDir()
+	sb := testkit.NewCopySandbox(c.t, dir, vars)
+	inside := sb.RepoDir()
 	for _, cmd := range [][]string{{"rm", "-f", filepath.Join(inside, ".git")}, {"cp", "-a", filepath.Join(top, ".git"), filepath.Join(inside, ".git")},
 		{"git", "-C", inside, "symbolic-ref", "HEAD", "refs/heads/agent/work"}, {"git", "-C", inside, "reset", "-q"}} {
 		if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
-			return nil, errors.New(strings.Join(cmd, " ") + ": " + string(out))
+			return engine.Started{}, errors.New(strings.Join(cmd, " ") + ": " + string(out))
 		}
 	}
-	return &copyContainer{CopySandbox: copied, g: guard{g: g}}, nil
+	return copied(engine.Started{Sandbox: sb, Guard: guard{g: g}}, ws.(workspaceView), sb, log), nil
 }
-
-// copyContainer is a testkit.CopySandbox with the guard of the repository.
-type copyContainer struct {
-	*testkit.CopySandbox
-	g guard
-}
-
-func (c *copyContainer) Guard() engine.GitGuard { return c.g }
-func (c *copyContainer) Copied() engine.Copier  { return c }
-func (c *copyContainer) Read(int) bool          { return false }

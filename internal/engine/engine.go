@@ -202,7 +202,8 @@ type engine struct {
 	seen      int64    // the reaction that says the run saw the comment that started it; 0: none
 	mu        sync.Mutex
 	progState report.Progress       // what the comment shows while the run goes; mu guards it
-	read      func(number int) bool // the issues the sandbox read from GitHub; nil without a container
+	read      func(number int) bool // the issues the sandbox read from GitHub; nil: none
+	guarded   bool                  // the sandbox guards the repository's git directory
 }
 
 // reports says whether the run can write on its issue or pull request.

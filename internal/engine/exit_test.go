@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
-	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/report/runner"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
@@ -63,7 +62,6 @@ func TestRun_one_exit(t *testing.T) {
 			r.ws.prepareErr = errors.New("workspace: no room")
 		}, report.StatusFailed, true},
 		{"sandbox_fails", nil, func(r *rig) {
-			r.plan.Config.Sandbox = inputs.SandboxDocker
 			r.sbx.containerErr = errors.New("sandbox: no daemon")
 		}, report.StatusFailed, true},
 		{"loop_fails", []testkit.Step{testkit.Error(500, "outage")}, func(r *rig) {

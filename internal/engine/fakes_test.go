@@ -54,7 +54,7 @@ func newRig(t *testing.T, steps ...testkit.Step) *rig {
 	r.ws = &fakeWorkspace{t: t, dir: dir, source: "work", target: "main", top: dir, head: "base"}
 	r.pub = &fakePublisher{t: t}
 	r.pub.push = func(context.Context, Push) (Pushed, error) { return Pushed{Declined: "push is none"}, nil }
-	r.sbx = &fakeSandboxes{t: t}
+	r.sbx = &fakeSandboxes{t: t, ws: r.ws}
 	r.plan = Plan{
 		Config: inputs.Config{
 			Prompt: "Do the work.", Agent: "claude-code", Sandbox: inputs.SandboxNone, BranchStrategy: inputs.StrategyBranch,
@@ -117,7 +117,6 @@ type fakeWorkspace struct {
 	finished                 Finished
 	finishErr                error
 	finishes                 []bool // the ok of each Finish
-	synced                   *fakeSynced
 	mu                       sync.Mutex
 }
 
@@ -154,19 +153,9 @@ func (w *fakeWorkspace) AgentEnv(_ context.Context, base map[string]string) (map
 	return base, nil
 }
 
-func (w *fakeWorkspace) Synced(c Copier) Synced {
-	if w.synced == nil {
-		w.t.Error("Synced: the workspace was not copied")
-		w.synced = &fakeSynced{}
-	}
-	w.synced.w, w.synced.c = w, c
-	return w.synced
-}
-
 // fakeSynced records how the engine uses a copied workspace.
 type fakeSynced struct {
 	w        *fakeWorkspace
-	c        Copier
 	commits  int // calls of Commits
 	finished bool
 	closed   *bool // the container's: set when Finish came after Close
@@ -313,6 +302,7 @@ func (p *fakePublisher) UpsertPR(ctx context.Context, pr PR) (OpenedPR, error) {
 // scripts, copied when copied is set.
 type fakeSandboxes struct {
 	t            *testing.T
+	ws           *fakeWorkspace // what a copied workspace's commits are read from
 	container    *fakeContainer
 	containerErr error
 	sessions     *fakeSessions
@@ -329,16 +319,23 @@ func (s *fakeSandboxes) Host(dir string, env map[string]string) sandbox.Sandbox 
 	return h
 }
 
-func (s *fakeSandboxes) Container(_ context.Context, dir, top string, env map[string]string, log *report.Log) (Container, error) {
+// Start starts the container when the test gave one, else the host, as an adapter would for
+// sandbox none.
+func (s *fakeSandboxes) Start(_ context.Context, ws Workspace, env map[string]string, log *report.Log) (Started, error) {
 	if s.containerErr != nil {
-		return nil, s.containerErr
+		return Started{}, s.containerErr
 	}
-	if s.container == nil {
-		s.t.Errorf("Container(%q): no container expected", dir)
-		return nil, errors.New("unexpected")
+	c := s.container
+	if c == nil {
+		return Started{Sandbox: s.Host(ws.Dir(), env), Read: func(int) bool { return true }}, nil
 	}
-	s.container.Sandbox = s.Host(dir, env)
-	return s.container, nil
+	c.Sandbox = s.Host(ws.Dir(), env)
+	st := Started{Sandbox: c, Guard: c.guard, Read: c.Read}
+	if c.synced != nil {
+		c.synced.w = s.ws
+		st.Repo, st.Finish = c.synced, func(ctx context.Context) { c.synced.Finish(ctx, log.Warning) }
+	}
+	return st, nil
 }
 
 func (s *fakeSandboxes) Sessions(sandbox.Sandbox, string) Sessions {
@@ -348,27 +345,17 @@ func (s *fakeSandboxes) Sessions(sandbox.Sandbox, string) Sessions {
 	return s.sessions
 }
 
-// fakeContainer is a container that is a host sandbox, with a scripted guard.
+// fakeContainer is a container that is a host sandbox, with a scripted guard, and the workspace
+// copied into it when synced is set.
 type fakeContainer struct {
 	sandbox.Sandbox
 	guard  *fakeGuard
-	copied bool
+	synced *fakeSynced
 	closed bool
 	read   []int // the issues the sandbox read through the relay
 }
 
-func (c *fakeContainer) Guard() GitGuard { return c.guard }
-
 func (c *fakeContainer) Read(number int) bool { return slices.Contains(c.read, number) }
-
-func (c *fakeContainer) Copied() Copier {
-	if !c.copied {
-		return nil
-	}
-	return c
-}
-
-func (c *fakeContainer) CopyOut(context.Context, string, io.Writer) error { return nil }
 
 func (c *fakeContainer) Close(ctx context.Context) error {
 	c.closed = true

@@ -50,7 +50,6 @@ func (f *fakeOutputs) Unprocessable(error) bool { return false }
 func TestRun_triage_acts_on_what_it_read(t *testing.T) {
 	r := newRig(t, testkit.Text(`<result>{"issues": [{"issue": 42, "comment": "Ours."}, {"issue": 7, "close": "not_planned"}, {"issue": 8, "close": "completed"}]}</result> `+signal))
 	r.withGitHub(labeled("maintainer", "go"))
-	r.plan.Config.Sandbox = inputs.SandboxDocker
 	r.plan.Config.GitHub.OutputAction = inputs.OutputActionTriage
 	r.plan.Config.GitHub.Triage = inputs.TriageConfig{MaxActions: 10}
 	r.plan.Config.Output = &inputs.OutputConfig{Tag: "result", Type: inputs.OutputObject, Schema: []byte(triage.Schema)}

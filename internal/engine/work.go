@@ -2,10 +2,8 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -40,8 +38,6 @@ type Workspace interface {
 	AgentEnv(ctx context.Context, base map[string]string) (map[string]string, error)
 	// HandBack gives what the run wrote as root in the checkout to its owner.
 	HandBack() error
-	// Synced is the workspace as copied into c: its commits come out before they are read.
-	Synced(c Copier) Synced
 }
 
 // Finished is what finishing did with the worktree and the branch.
@@ -52,43 +48,34 @@ type Finished struct {
 	Merged      bool   // merge-to-head: the agent's commits are now on Target
 }
 
-// Synced is a workspace copied into a sandbox.
-type Synced interface {
-	run.Repo
-	// Finish brings out the last commits and warns about what stays uncommitted inside.
-	Finish(ctx context.Context, warn func(format string, args ...any))
-}
-
-// Copier is a sandbox a workspace was copied into.
-type Copier interface {
-	Exec(ctx context.Context, e sandbox.Exec) (sandbox.Result, error)
-	CopyOut(ctx context.Context, path string, w io.Writer) error
-}
-
 // Sandboxes starts where the agent runs.
 type Sandboxes interface {
-	// Host runs processes on the host, in dir, with exactly env: the host's hooks, and the agent
-	// with sandbox none.
+	// Host runs processes on the host, in dir, with exactly env: the host's hooks.
 	Host(dir string, env map[string]string) sandbox.Sandbox
-	// Container starts the run's container on the workspace dir of the checkout top, having
-	// taken the repository's git directory into the keeping of its Guard.
-	Container(ctx context.Context, dir, top string, env map[string]string, log *report.Log) (Container, error)
+	// Start starts where the agent runs on workspace ws, with env: the host, or a sandbox of the
+	// kind the inputs chose, which took the repository's git directory into the keeping of its
+	// Guard.
+	Start(ctx context.Context, ws Workspace, env map[string]string, log *report.Log) (Started, error)
 	// Sessions carries the agent's sessions out of sb, whose workspace is dir on the host; nil
 	// when the agent keeps none.
 	Sessions(sb sandbox.Sandbox, dir string) Sessions
 }
 
-// Container is the run's Docker sandbox.
-type Container interface {
-	sandbox.Sandbox
-	// Guard keeps the repository's git directory from the agent.
-	Guard() GitGuard
-	// Copied is the sandbox as a Copier when the workspace was copied in rather than mounted;
-	// nil otherwise.
-	Copied() Copier
-	// Read says whether the sandbox was shown the repository's issue or pull request number
-	// from GitHub (through the relay); false for every number without one.
-	Read(number int) bool
+// Started is where the agent runs, with what the engine needs of it, whatever its kind.
+type Started struct {
+	Sandbox sandbox.Sandbox
+	// Repo is where the loop reads the agent's commits; nil: the workspace itself. A workspace
+	// copied into the sandbox has its commits brought out before they are read.
+	Repo run.Repo
+	// Guard keeps the repository's git directory from the agent; nil when nothing does (the
+	// agent runs on the host, beside it).
+	Guard GitGuard
+	// Read says whether the sandbox was shown the repository's issue or pull request number from
+	// GitHub, which a triage may then act on; nil: none.
+	Read func(number int) bool
+	// Finish brings out what must leave the sandbox before it stops (a copied workspace's last
+	// commits), warning through the run log about what cannot; nil: nothing.
+	Finish func(ctx context.Context)
 }
 
 // GitGuard puts back what the agent changed in the repository's git directory that decides
@@ -267,7 +254,7 @@ func (e *engine) outcome(o *report.Outcome, ws Workspace, done Finished, base st
 		BaseSHA:           base,
 		HeadSHA:           base,
 		PreservedWorktree: done.Preserved,
-		GitGuarded:        cfg.Sandbox == inputs.SandboxDocker,
+		GitGuarded:        e.guarded,
 		LogFile:           logPath,
 	}
 	for _, it := range res.Iterations {
@@ -310,7 +297,7 @@ func (e *engine) openLog(ws Workspace) (string, io.WriteCloser, error) {
 	return path, f, nil
 }
 
-// loop starts the sandbox, runs the hooks and the agent in it. With a Docker sandbox it also
+// loop starts the sandbox, runs the hooks and the agent in it. With a guarded sandbox it also
 // returns the paths of the repository's git directory that the agent changed and that were put
 // back.
 func (e *engine) loop(ctx context.Context, ws Workspace, log *report.Log) (base string, res run.Result, restored []string, err error) {
@@ -323,11 +310,11 @@ func (e *engine) loop(ctx context.Context, ws Workspace, log *report.Log) (base 
 		return "", res, nil, err
 	}
 	defer func() { restored, err = s.close(ctx, err) }()
-	if err := run.SandboxReadyHooks(ctx, s.sb, s.host, cfg.Hooks.SandboxReady, cfg.Hooks.HostSandboxReady, cfg.Hooks.Timeout); err != nil {
+	if err := run.SandboxReadyHooks(ctx, s.Sandbox, s.host, cfg.Hooks.SandboxReady, cfg.Hooks.HostSandboxReady, cfg.Hooks.Timeout); err != nil {
 		return "", res, nil, err
 	}
 	var saver run.Saver
-	if sessions := e.d.Sandboxes.Sessions(s.sb, ws.Dir()); sessions != nil {
+	if sessions := e.d.Sandboxes.Sessions(s.Sandbox, ws.Dir()); sessions != nil {
 		saver = sessions
 		if cfg.ResumeSession != "" {
 			if err := sessions.Restore(ctx, cfg.ResumeSession); err != nil {
@@ -346,7 +333,7 @@ func (e *engine) loop(ctx context.Context, ws Workspace, log *report.Log) (base 
 		onProgress = e.showProgress
 	}
 	var guard func(context.Context) error
-	if s.guard != nil {
+	if s.Guard != nil {
 		guard = s.check
 	}
 	res, err = run.Loop(ctx, run.Config{
@@ -368,7 +355,7 @@ func (e *engine) loop(ctx context.Context, ws Workspace, log *report.Log) (base 
 		Verbose:           cfg.Verbose,
 		Guard:             guard,
 		Progress:          onProgress,
-	}, s.sb, s.repo, log)
+	}, s.Sandbox, s.repo, log)
 	return base, res, nil, err
 }
 
@@ -377,114 +364,6 @@ func outputRetries(cfg inputs.Config) int {
 		return 0
 	}
 	return cfg.Output.MaxRetries
-}
-
-// started is the sandbox of a run, with what goes with it.
-type started struct {
-	e      *engine
-	host   sandbox.Sandbox // the host, for the host's hooks
-	sb     sandbox.Sandbox // where the agent runs: the host, or the container
-	repo   run.Repo        // where the loop reads the commits
-	synced Synced          // the copied workspace; nil when mounted or on the host
-	guard  GitGuard        // nil on the host
-	log    *report.Log
-
-	restored []string // sorted, each once
-}
-
-// sandbox starts where the agent runs: the host, after hook-worktree-ready when hooks is set,
-// or the container, once that hook is done so that what it set up is kept.
-func (e *engine) sandbox(ctx context.Context, ws Workspace, log *report.Log, hooks bool) (*started, error) {
-	cfg := e.p.Config
-	vars, err := ws.AgentEnv(ctx, e.p.Env)
-	if err != nil {
-		return nil, err
-	}
-	s := &started{e: e, host: e.d.Sandboxes.Host(ws.Dir(), vars), repo: ws, log: log}
-	s.sb = s.host
-	if hooks {
-		if err := run.Hooks(ctx, s.host, "hook-worktree-ready", cfg.Hooks.WorktreeReady, cfg.Hooks.Timeout, false); err != nil {
-			s.closeHost(ctx)
-			return nil, err
-		}
-	}
-	if cfg.Sandbox != inputs.SandboxDocker {
-		// On the host the agent runs beside the token, with nothing between it and GitHub: no
-		// relay sees what it reads, and keeping a triage to the issues it read would keep nothing.
-		e.read = func(int) bool { return true }
-		return s, nil
-	}
-	c, err := e.d.Sandboxes.Container(ctx, ws.Dir(), ws.Top(), vars, log)
-	if err != nil {
-		s.closeHost(ctx)
-		return nil, err
-	}
-	s.sb, s.guard = c, c.Guard()
-	e.read = c.Read
-	if copier := c.Copied(); copier != nil {
-		s.synced = ws.Synced(copier)
-		s.repo = s.synced
-	}
-	return s, nil
-}
-
-// check puts back what the agent changed in the git directory so far; nothing on the host.
-func (s *started) check(context.Context) error {
-	if s.guard == nil {
-		return nil
-	}
-	changes, err := s.guard.Check()
-	s.note(changes)
-	return err
-}
-
-// close stops the sandbox on every path, a cancelled run included, within its own deadline:
-// the last commits brought out of a copied workspace first, the git directory checked a last
-// time and its mount targets removed once the container is gone. A failure of the guard joins
-// err: the repository may still hold what the agent planted.
-func (s *started) close(ctx context.Context, err error) ([]string, error) {
-	cctx, cancel := s.e.afterRun(ctx)
-	defer cancel()
-	if s.synced != nil {
-		s.synced.Finish(cctx, s.log.Warning) // the container must still be there
-	}
-	if s.sb != s.host {
-		if cerr := s.sb.Close(cctx); cerr != nil {
-			s.log.Warning("stopping the sandbox: %v", cerr)
-		}
-	}
-	s.closeHost(ctx)
-	if s.guard != nil {
-		changes, gerr := s.guard.Close(cctx)
-		s.note(changes)
-		err = errors.Join(err, gerr)
-	}
-	return s.restored, err
-}
-
-func (s *started) closeHost(ctx context.Context) {
-	cctx, cancel := s.e.afterRun(ctx)
-	defer cancel()
-	if err := s.host.Close(cctx); err != nil {
-		s.log.Warning("stopping the sandbox: %v", err)
-	}
-}
-
-// note warns about what the agent changed in the git directory, and keeps the paths for the
-// outputs and the summary.
-func (s *started) note(changes []Change) {
-	if len(changes) == 0 {
-		return
-	}
-	what := make([]string, len(changes))
-	for i, c := range changes {
-		what[i] = c.Path + " (" + c.What + ")"
-		if !slices.Contains(s.restored, c.Path) {
-			s.restored = append(s.restored, c.Path)
-		}
-	}
-	slices.Sort(s.restored)
-	s.log.Warning("the agent changed what decides which programs git runs on this machine (files of the repository's git directory, or a repository it nested in the working tree); each was put back as it was, or moved out of the working tree: %s", strings.Join(what, ", "))
 }
 
 func orDetached(branch string) string {
