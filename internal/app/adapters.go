@@ -68,7 +68,7 @@ type workspaces struct {
 func (w workspaces) Prepare(ctx context.Context) (engine.Workspace, error) {
 	o := w.s.workspaceOptions()
 	o.Log = w.rep.Logger()
-	if w.s.gh.gitToken() != "" {
+	if w.s.plan.Origin != "" {
 		// The remote with the token, as pushes reach it, without the repository's config.
 		o.Fetch = func(ctx context.Context, branch string) (bool, error) {
 			return push.Fetch(ctx, w.s.pushOptions(branch))
@@ -235,10 +235,6 @@ type publisher struct {
 	rep *runner.Reporter
 }
 
-func (p publisher) Origin(ctx context.Context) {
-	p.s.gh.findOrigin(ctx, p.s.hostGit(p.s.cfg.WorkingDirectory))
-}
-
 func (p publisher) Lease(ctx context.Context, branch, start, known string) string {
 	return push.Lease(ctx, p.s.hostGit(p.s.cfg.WorkingDirectory), branch, start, known)
 }
@@ -261,10 +257,14 @@ func (p publisher) Push(ctx context.Context, r engine.Push) (engine.Pushed, erro
 	return engine.Pushed{Pushed: res.Pushed, SHA: res.SHA, Recovery: res.Recovery, Skipped: res.Skipped}, err
 }
 
-// pushOptions push and fetch branch of the checkout with the token, when git gets it.
+// pushOptions push and fetch branch of the checkout with the token, when git gets it: to the
+// origin preflight read.
 func (s *setup) pushOptions(branch string) push.Options {
-	return push.Options{Dir: s.cfg.WorkingDirectory, Env: s.gitEnv, GitConfig: trust, Branch: branch,
-		Token: s.gh.gitToken(), ServerURL: s.gh.server, URL: s.gh.pushURL}
+	o := push.Options{Dir: s.cfg.WorkingDirectory, Env: s.gitEnv, GitConfig: trust, Branch: branch, ServerURL: s.gh.server}
+	if s.plan.Origin != "" {
+		o.Token, o.URL = s.gh.token, s.plan.Origin
+	}
+	return o
 }
 
 func (p publisher) UpsertPR(ctx context.Context, pr engine.PR) (engine.OpenedPR, error) {

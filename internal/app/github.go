@@ -22,7 +22,6 @@ type gitHub struct {
 	cfg        inputs.GitHubConfig
 	token      string
 	actions    bool            // running as a GitHub Action
-	event      *event.Event    // nil outside Actions
 	repository string          // owner/name
 	server     string          // GITHUB_SERVER_URL
 	apiURL     string          // GITHUB_API_URL; "" for github.com's
@@ -30,9 +29,6 @@ type gitHub struct {
 	runURL     string          // the workflow run's page; "" when unknown
 	runID      string          // GITHUB_RUN_ID and attempt, for recovery branch names
 	repo       *githubapi.Repo // nil without a token and a repository
-	// pushURL is origin's URL as the run found it, before the agent could touch .git/config;
-	// "" when origin is not on the GitHub server, whose token then never goes to git.
-	pushURL string
 }
 
 // readEvent reads the event that started the workflow; nil outside Actions. An event that
@@ -57,7 +53,6 @@ func newGitHub(getenv func(string) string, cfg inputs.Config, e *event.Event, re
 		cfg:     cfg.GitHub,
 		token:   cfg.GitHub.Token,
 		actions: getenv("GITHUB_ACTIONS") == "true",
-		event:   e,
 		server:  strings.TrimRight(orDefault(getenv("GITHUB_SERVER_URL"), "https://github.com"), "/"),
 		apiURL:  getenv("GITHUB_API_URL"),
 
@@ -67,15 +62,15 @@ func newGitHub(getenv func(string) string, cfg inputs.Config, e *event.Event, re
 		h.token = getenv("GITHUB_TOKEN")
 	}
 	h.repository = getenv("GITHUB_REPOSITORY")
-	if h.event != nil && h.event.Repository != "" {
-		h.repository = h.event.Repository
+	if e != nil && e.Repository != "" {
+		h.repository = e.Repository
 	}
 	owner, name, _ := strings.Cut(h.repository, "/")
 	if id := getenv("GITHUB_RUN_ID"); id != "" && h.repository != "" {
 		h.runURL = h.server + "/" + h.repository + "/actions/runs/" + id
 		h.runID = id + "-" + orDefault(getenv("GITHUB_RUN_ATTEMPT"), "1")
 	}
-	if err := engine.CheckGitHub(cfg.GitHub, h.event, h.token, h.repository); err != nil {
+	if err := engine.CheckGitHub(cfg.GitHub, e, h.token, h.repository); err != nil {
 		return h, err
 	}
 	if h.token != "" && name != "" {
@@ -106,30 +101,31 @@ func triggerOf(e *event.Event) githubapi.Trigger {
 	return t
 }
 
-// lookUpPR reads, for a run on the event's pull request's own branch, that pull request as it
-// is now into the event: a comment's payload names none of its branches, and the head a review
+// withPR is e with, for a run on the event's pull request's own branch, that pull request as it
+// is now, in a copy: a comment's payload names none of its branches, and the head a review
 // comment's or a pull request event's names may have moved on since.
-func (h *gitHub) lookUpPR(ctx context.Context) error {
-	e := h.event
+func (h *gitHub) withPR(ctx context.Context, e *event.Event) (*event.Event, error) {
 	if !h.cfg.OnPullRequest || e == nil || e.PRNumber() == 0 || h.repo == nil {
-		return nil
+		return e, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	pr, err := h.repo.PullRequest(ctx, e.PRNumber())
 	if err != nil {
-		return fmt.Errorf("looking up the pull request the run works on: %w", err)
+		return nil, fmt.Errorf("looking up the pull request the run works on: %w", err)
 	}
-	e.PR = pr
-	return nil
+	c := *e
+	c.PR = pr
+	return &c, nil
 }
 
-// pullRequest is the pull request whose own branch the run works on; nil for any other run.
-func (h *gitHub) pullRequest() *event.PR {
-	if !h.cfg.OnPullRequest || h.event == nil {
+// ownPR is the pull request of event e whose own branch the run works on; nil for any
+// other run.
+func ownPR(cfg inputs.Config, e *event.Event) *event.PR {
+	if !cfg.GitHub.OnPullRequest || e == nil {
 		return nil
 	}
-	return h.event.PR
+	return e.PR
 }
 
 // repoURL is the repository's page; "" when the repository is unknown.
@@ -140,22 +136,15 @@ func (h *gitHub) repoURL() string {
 	return h.server + "/" + h.repository
 }
 
-// gitToken is the token git authenticates with: in Actions, to an origin on the GitHub server.
-// On a workstation the user's own git setup (SSH keys, a credential helper) reaches their
-// remotes, and a GITHUB_TOKEN in the environment is for the API.
-func (h *gitHub) gitToken() string {
-	if !h.actions || h.pushURL == "" {
+// origin is origin's URL for pushes with the token, read before the agent could rewrite
+// .git/config: in Actions, when origin is on the GitHub server; "" otherwise. On a workstation
+// the user's own git setup (SSH keys, a credential helper) reaches their remotes, and a
+// GITHUB_TOKEN in the environment is for the API.
+func (h *gitHub) origin(ctx context.Context, g git.Repo) string {
+	if !h.actions || h.token == "" {
 		return ""
 	}
-	return h.token
-}
-
-// findOrigin records origin's URL for pushes with the token, when it is on the GitHub server.
-// It runs before the agent, who could rewrite .git/config.
-func (h *gitHub) findOrigin(ctx context.Context, g git.Repo) {
-	if h.actions && h.token != "" {
-		h.pushURL = push.Origin(ctx, g, h.server)
-	}
+	return push.Origin(ctx, g, h.server)
 }
 
 func orDefault(s, def string) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/engine"
+	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/launch"
@@ -37,6 +38,7 @@ type setup struct {
 	home   string   // the user's HOME, where agent sessions are saved
 	gh     *gitHub
 	names  *workspace.Workspace // the checkout, named as the workspace will be
+	ev     *event.Event         // the event, with the pull request the run works on looked up
 }
 
 // execute runs one configuration and reports it, after warnings found while reading it.
@@ -108,10 +110,11 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string, r
 	add := func(err ...error) { errs = append(errs, err...) }
 	s.gh, err = newGitHub(sys.Getenv, cfg, ev, redactor)
 	add(err)
-	if err := s.gh.lookUpPR(ctx); err != nil {
+	if ev, err = s.gh.withPR(ctx, ev); err != nil {
 		return nil, err // what the workspace, the prompt and the trigger are depends on it
 	}
-	cfg = engine.OnPullRequest(cfg, s.gh.pullRequest())
+	s.ev = ev
+	cfg = engine.OnPullRequest(cfg, ownPR(cfg, ev))
 	s.cfg = cfg
 	// An event the run does not answer is skipped before it needs a workspace or a prompt,
 	// whose names and keys such an event would only be found to lack.
@@ -120,8 +123,8 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string, r
 		s.names, err = s.checkRepository(ctx, sys.Getenv("GITHUB_ACTIONS") == "true")
 		add(err)
 	}
-	eventArgs := engine.EventArgs(s.gh.event, s.gh.repository)
-	add(engine.CheckPR(cfg, eventArgs, s.gh.event != nil && s.gh.event.PR != nil))
+	eventArgs := engine.EventArgs(ev, s.gh.repository)
+	add(engine.CheckPR(cfg, eventArgs, ev != nil && ev.PR != nil))
 	provider, err := agent.Lookup(cfg.Agent) // one of those inputs.Load accepted
 	if err != nil {
 		return nil, err
@@ -151,8 +154,9 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string, r
 			return nil, err
 		}
 	}
-	s.plan = engine.Plan{Config: cfg, Prompt: pr, PromptWarnings: warnings, Output: output, Event: s.gh.event,
-		EventArgs: eventArgs, Actions: s.gh.actions, RunURL: s.gh.runURL, RepoURL: s.gh.repoURL(), RunTag: s.gh.runID, Env: s.env.Vars}
+	s.plan = engine.Plan{Config: cfg, Prompt: pr, PromptWarnings: warnings, Output: output, Event: ev,
+		EventArgs: eventArgs, Actions: s.gh.actions, RunURL: s.gh.runURL, RepoURL: s.gh.repoURL(), RunTag: s.gh.runID, Env: s.env.Vars,
+		Origin: s.gh.origin(ctx, s.hostGit(cfg.WorkingDirectory))}
 	return s, nil
 }
 
@@ -203,7 +207,7 @@ func (s *setup) workspaceOptions() workspace.Options {
 	cfg := s.cfg
 	o := workspace.Options{RepoDir: cfg.WorkingDirectory, Strategy: cfg.BranchStrategy, Branch: cfg.Branch,
 		Name: cfg.Name, CopyToWorktree: cfg.CopyToWorktree, GitConfig: trust}
-	if pr := s.gh.pullRequest(); pr != nil {
+	if pr := ownPR(s.cfg, s.ev); pr != nil {
 		o.Pull, o.PullHead = pr.Number, pr.HeadSHA
 	}
 	if s.names != nil {

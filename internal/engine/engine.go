@@ -32,8 +32,9 @@ type Plan struct {
 	Prompt         *prompt.Prompt
 	PromptWarnings []string
 	Output         *structured.Spec // nil without output-tag
-	// Event started the workflow; nil outside Actions. EventArgs are its built-ins, with the
-	// repository.
+	// Event started the workflow; nil outside Actions. For a run on a pull request's own branch
+	// it carries that pull request as preflight looked it up (Event.PR), in a copy of its own.
+	// EventArgs are its built-ins, with the repository.
 	Event     *event.Event
 	EventArgs map[string]string
 	Actions   bool   // running as a GitHub Action
@@ -44,6 +45,10 @@ type Plan struct {
 	RunTag string
 	// Env is the agent's environment, before the workspace adds git's settings to it.
 	Env map[string]string
+	// Origin is where the branch is pushed to and fetched from with the token, read in preflight
+	// before the agent could change the repository's configuration; "" when git never gets the
+	// token (origin is not on the GitHub server, or the run is not an Action's).
+	Origin string
 	// Cleanup bounds each step once the run is over; 0 means two minutes.
 	Cleanup time.Duration
 }

@@ -268,14 +268,11 @@ func (p *fakeProgress) URL() string                           { return "https://
 // fakePublisher decides pushes as the test says.
 type fakePublisher struct {
 	t        *testing.T
-	origins  int
 	lease    func(branch, start, known string) string
 	push     func(context.Context, Push) (Pushed, error)
 	upsertPR func(context.Context, PR) (OpenedPR, error)
 	pushes   []Push
 }
-
-func (p *fakePublisher) Origin(context.Context) { p.origins++ }
 
 func (p *fakePublisher) Lease(_ context.Context, branch, start, known string) string {
 	if p.lease == nil {

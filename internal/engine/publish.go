@@ -11,9 +11,6 @@ import (
 
 // Publisher puts the run's branch on GitHub (package push) and opens its pull request.
 type Publisher interface {
-	// Origin records where the branch will be pushed to, before the agent could change the
-	// repository's configuration.
-	Origin(ctx context.Context)
 	// Lease is where a lease push expects the remote branch, read when the run starts from
 	// start on branch; known is where the event's pull request says the branch is, "" when the
 	// event is about no pull request from it.

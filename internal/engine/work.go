@@ -158,7 +158,6 @@ type job struct {
 // start prepares the workspace, which is finished again when the run cannot go on, and opens
 // the run log.
 func (e *engine) start(ctx context.Context) (*job, error) {
-	e.d.Publisher.Origin(ctx)
 	ws, err := e.d.Workspaces.Prepare(ctx)
 	if err != nil {
 		return nil, err
