@@ -1,17 +1,12 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/sandcastle-action/sandcastle/internal/engine"
 	"github.com/sandcastle-action/sandcastle/internal/event"
-	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/githubapi"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
-	"github.com/sandcastle-action/sandcastle/internal/push"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 )
 
@@ -19,7 +14,6 @@ import (
 // it, the token, the API bound to the repository and issue the run reports on, and where the
 // run's branch is pushed.
 type gitHub struct {
-	cfg        inputs.GitHubConfig
 	token      string
 	actions    bool            // running as a GitHub Action
 	repository string          // owner/name
@@ -48,9 +42,8 @@ func readEvent(getenv func(string) string) (*event.Event, error) {
 // newGitHub binds the API client to the event readEvent read, its gate redacting with redactor
 // and leaving live only the closing reference to the issue the run was started for. Nothing is
 // sent to GitHub yet. It is returned with its error, an *inputs.Problem, holding what could be read.
-func newGitHub(getenv func(string) string, cfg inputs.Config, e *event.Event, redactor *report.Redactor) (*gitHub, error) {
-	h := &gitHub{
-		cfg:     cfg.GitHub,
+func newGitHub(getenv func(string) string, cfg inputs.Config, e *event.Event, redactor *report.Redactor) (gitHub, error) {
+	h := gitHub{
 		token:   cfg.GitHub.Token,
 		actions: getenv("GITHUB_ACTIONS") == "true",
 		server:  strings.TrimRight(orDefault(getenv("GITHUB_SERVER_URL"), "https://github.com"), "/"),
@@ -69,9 +62,6 @@ func newGitHub(getenv func(string) string, cfg inputs.Config, e *event.Event, re
 	if id := getenv("GITHUB_RUN_ID"); id != "" && h.repository != "" {
 		h.runURL = h.server + "/" + h.repository + "/actions/runs/" + id
 		h.runID = id + "-" + orDefault(getenv("GITHUB_RUN_ATTEMPT"), "1")
-	}
-	if err := engine.CheckGitHub(cfg.GitHub, e, h.token, h.repository); err != nil {
-		return h, err
 	}
 	if h.token != "" && name != "" {
 		gate := githubapi.Gate{Redact: redactor.Redact}
@@ -101,50 +91,12 @@ func triggerOf(e *event.Event) githubapi.Trigger {
 	return t
 }
 
-// withPR is e with, for a run on the event's pull request's own branch, that pull request as it
-// is now, in a copy: a comment's payload names none of its branches, and the head a review
-// comment's or a pull request event's names may have moved on since.
-func (h *gitHub) withPR(ctx context.Context, e *event.Event) (*event.Event, error) {
-	if !h.cfg.OnPullRequest || e == nil || e.PRNumber() == 0 || h.repo == nil {
-		return e, nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	pr, err := h.repo.PullRequest(ctx, e.PRNumber())
-	if err != nil {
-		return nil, fmt.Errorf("looking up the pull request the run works on: %w", err)
-	}
-	c := *e
-	c.PR = pr
-	return &c, nil
-}
-
-// ownPR is the pull request of event e whose own branch the run works on; nil for any
-// other run.
-func ownPR(cfg inputs.Config, e *event.Event) *event.PR {
-	if !cfg.GitHub.OnPullRequest || e == nil {
-		return nil
-	}
-	return e.PR
-}
-
 // repoURL is the repository's page; "" when the repository is unknown.
-func (h *gitHub) repoURL() string {
+func (h gitHub) repoURL() string {
 	if h.repository == "" {
 		return ""
 	}
 	return h.server + "/" + h.repository
-}
-
-// origin is origin's URL for pushes with the token, read before the agent could rewrite
-// .git/config: in Actions, when origin is on the GitHub server; "" otherwise. On a workstation
-// the user's own git setup (SSH keys, a credential helper) reaches their remotes, and a
-// GITHUB_TOKEN in the environment is for the API.
-func (h *gitHub) origin(ctx context.Context, g git.Repo) string {
-	if !h.actions || h.token == "" {
-		return ""
-	}
-	return push.Origin(ctx, g, h.server)
 }
 
 func orDefault(s, def string) string {

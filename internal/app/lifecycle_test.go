@@ -126,7 +126,7 @@ func TestLifecycleCopySync(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := s.deps(runner.New(&stdout, e.get))
-	copies := &copySandboxes{sandboxes: sandboxes{s}, t: t}
+	copies := &copySandboxes{sandboxes: s.sandboxes(s.plan.Config), t: t}
 	d.Sandboxes = copies
 	o, err := engine.Run(t.Context(), s.plan, d)
 	t.Log(stdout.String())
@@ -152,7 +152,7 @@ type copySandboxes struct {
 
 func (c *copySandboxes) Start(ctx context.Context, ws engine.Workspace, env map[string]string, log *report.Log) (engine.Started, error) {
 	dir, top := ws.Dir(), ws.Top()
-	g, err := gitguard.Take(ctx, c.s.hostGit(dir))
+	g, err := gitguard.Take(ctx, hostGit(dir, c.gitEnv))
 	if err != nil {
 		return engine.Started{}, err
 	}

@@ -24,14 +24,14 @@ const reserve = 100
 // the run has one to offer: the inputs ask for it, and there is a token and a repository. It
 // returns the relay, the sandbox's environment with what gh and curl need, and the bind of its
 // directory; a nil relay and env itself when there is none.
-func (s *setup) startRelay(top string, env map[string]string, log *report.Log) (*githubRelay, map[string]string, []docker.Mount, error) {
-	owner, name, _ := strings.Cut(s.gh.repository, "/")
-	if !s.cfg.GitHub.Relay || s.gh.token == "" || name == "" {
+func (x sandboxes) startRelay(top string, env map[string]string, log *report.Log) (*githubRelay, map[string]string, []docker.Mount, error) {
+	owner, name, _ := strings.Cut(x.gh.repository, "/")
+	if !x.cfg.GitHub.Relay || x.gh.token == "" || name == "" {
 		return nil, env, nil, nil
 	}
 	r, err := relay.New(relay.Options{ // relay.New defaults an empty APIURL to GitHub's
-		Policy: relay.Policy{Owner: owner, Name: name}, APIURL: s.gh.apiURL, GraphQLURL: s.gh.graphQLURL, Token: s.gh.token,
-		MaxRequests: s.cfg.GitHub.RelayMaxRequests, Reserve: reserve,
+		Policy: relay.Policy{Owner: owner, Name: name}, APIURL: x.gh.apiURL, GraphQLURL: x.gh.graphQLURL, Token: x.gh.token,
+		MaxRequests: x.cfg.GitHub.RelayMaxRequests, Reserve: reserve,
 		Refused: func(msg string) { log.Warning("%s", msg) },
 	})
 	if err != nil {
@@ -49,13 +49,13 @@ func (s *setup) startRelay(top string, env map[string]string, log *report.Log) (
 	b := make([]byte, 6)
 	rand.Read(b)
 	dir := "github-relay-" + hex.EncodeToString(b)
-	uid, gid := s.docker().User()
+	uid, gid := x.docker().User()
 	if err := r.Listen(hostfs.Path(logs, dir), uid, gid); err != nil {
 		logs.Close()
 		return nil, env, nil, err
 	}
 	host := "github.com"
-	if u, err := url.Parse(s.gh.server); err == nil && u.Host != "" {
+	if u, err := url.Parse(x.gh.server); err == nil && u.Host != "" {
 		host = u.Host
 	}
 	with := maps.Clone(env)

@@ -32,10 +32,16 @@ type Plan struct {
 	Prompt         *prompt.Prompt
 	PromptWarnings []string
 	Output         *structured.Spec // nil without output-tag
+	// Checkout is the checkout as it is, named as the workspace will be; nil for an event the
+	// trigger skips.
+	Checkout Workspace
 	// Event started the workflow; nil outside Actions. For a run on a pull request's own branch
 	// it carries that pull request as preflight looked it up (Event.PR), in a copy of its own.
 	// EventArgs are its built-ins, with the repository.
-	Event     *event.Event
+	Event *event.Event
+	// PR is the pull request whose own branch the run works on (GitHub.OnPullRequest), as
+	// looked up; nil for any other run.
+	PR        *event.PR
 	EventArgs map[string]string
 	Actions   bool   // running as a GitHub Action
 	RunURL    string // the workflow run's page; "" when unknown
@@ -43,8 +49,10 @@ type Plan struct {
 	// RunTag tells this run's recovery branch and bundle from other runs': the workflow run and
 	// its attempt; "" uses the time.
 	RunTag string
-	// Env is the agent's environment, before the workspace adds git's settings to it.
-	Env map[string]string
+	// Env is the agent's environment, before the workspace adds git's settings to it; Secrets
+	// are the values of it to mask in logs.
+	Env     map[string]string
+	Secrets []string
 	// Origin is where the branch is pushed to and fetched from with the token, read in preflight
 	// before the agent could change the repository's configuration; "" when git never gets the
 	// token (origin is not on the GitHub server, or the run is not an Action's).
@@ -244,10 +252,10 @@ func policy(g inputs.GitHubConfig) event.Policy {
 	}
 }
 
-// Answers reports whether a run with the GitHub inputs g answers e at all (event.Policy.Answers),
+// answers reports whether a run with the GitHub inputs g answers e at all (event.Policy.Answers),
 // which every run without an event does: the trigger skips any other event before it needs a
 // workspace or a prompt.
-func Answers(g inputs.GitHubConfig, e *event.Event) bool {
+func answers(g inputs.GitHubConfig, e *event.Event) bool {
 	return e == nil || policy(g).Answers(e)
 }
 

@@ -127,12 +127,11 @@ func (w *fakeWorkspace) Prepare(context.Context) (Workspace, error) {
 	return w, nil
 }
 
-func (w *fakeWorkspace) Preview() Workspace { return w }
-func (w *fakeWorkspace) Dir() string        { return w.dir }
-func (w *fakeWorkspace) Source() string     { return w.source }
-func (w *fakeWorkspace) Target() string     { return w.target }
-func (w *fakeWorkspace) Top() string        { return w.top }
-func (w *fakeWorkspace) HandBack() error    { return nil }
+func (w *fakeWorkspace) Dir() string     { return w.dir }
+func (w *fakeWorkspace) Source() string  { return w.source }
+func (w *fakeWorkspace) Target() string  { return w.target }
+func (w *fakeWorkspace) Top() string     { return w.top }
+func (w *fakeWorkspace) HandBack() error { return nil }
 
 func (w *fakeWorkspace) Head(context.Context) (string, error) { return w.head, nil }
 

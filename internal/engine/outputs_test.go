@@ -53,7 +53,7 @@ func TestRun_triage_acts_on_what_it_read(t *testing.T) {
 	r.plan.Config.GitHub.OutputAction = inputs.OutputActionTriage
 	r.plan.Config.GitHub.Triage = inputs.TriageConfig{MaxActions: 10}
 	r.plan.Config.Output = &inputs.OutputConfig{Tag: "result", Type: inputs.OutputObject, Schema: []byte(triage.Schema)}
-	spec, err := OutputSpec(r.plan.Config)
+	spec, err := outputSpec(r.plan.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestRun_triage_on_the_host_acts_on_any_issue(t *testing.T) {
 	r.plan.Config.GitHub.OutputAction = inputs.OutputActionTriage
 	r.plan.Config.GitHub.Triage = inputs.TriageConfig{MaxActions: 10}
 	r.plan.Config.Output = &inputs.OutputConfig{Tag: "result", Type: inputs.OutputObject, Schema: []byte(triage.Schema)}
-	spec, err := OutputSpec(r.plan.Config)
+	spec, err := outputSpec(r.plan.Config)
 	if err != nil {
 		t.Fatal(err)
 	}

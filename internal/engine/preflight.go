@@ -10,10 +10,10 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/structured"
 )
 
-// CheckGitHub checks that what the inputs ask of GitHub can be done: a token, and the
+// checkGitHub checks that what the inputs ask of GitHub can be done: a token, and the
 // repository (owner/name) to talk to. A pull request, a run that reports on its issue and an
 // event whose author must be checked need them.
-func CheckGitHub(g inputs.GitHubConfig, e *event.Event, token, repository string) error {
+func checkGitHub(g inputs.GitHubConfig, e *event.Event, token, repository string) error {
 	var why string
 	switch issue := e.Number(); {
 	case g.OpenPR:
@@ -34,9 +34,9 @@ func CheckGitHub(g inputs.GitHubConfig, e *event.Event, token, repository string
 	return nil
 }
 
-// EventArgs are the event's built-in prompt arguments, with the repository the run works for
+// eventArgs are the event's built-in prompt arguments, with the repository the run works for
 // (owner/name) when the event names none; nil without an event.
-func EventArgs(e *event.Event, repository string) map[string]string {
+func eventArgs(e *event.Event, repository string) map[string]string {
 	if e == nil {
 		return nil
 	}
@@ -47,9 +47,9 @@ func EventArgs(e *event.Event, repository string) map[string]string {
 	return args
 }
 
-// CheckCredentials checks that an agent can log in inside a container, where no login of the
+// checkCredentials checks that an agent can log in inside a container, where no login of the
 // host exists: one of its credential variables must be set in the host's environment.
-func CheckCredentials(agentName string, credentials []string, getenv func(string) string) error {
+func checkCredentials(agentName string, credentials []string, getenv func(string) string) error {
 	for _, k := range credentials {
 		if getenv(k) != "" {
 			return nil
@@ -61,9 +61,9 @@ func CheckCredentials(agentName string, credentials []string, getenv func(string
 	return &inputs.Problem{Input: inputs.InputAgent, Message: fmt.Sprintf("%s needs one of %s in the environment to log in inside the sandbox; set it from a secret (env: in the workflow step)", agentName, strings.Join(credentials, ", "))}
 }
 
-// OutputSpec is how the structured output is read; nil without output-tag. A schema that does
+// outputSpec is how the structured output is read; nil without output-tag. A schema that does
 // not compile is a problem of output-schema.
-func OutputSpec(cfg inputs.Config) (*structured.Spec, error) {
+func outputSpec(cfg inputs.Config) (*structured.Spec, error) {
 	o := cfg.Output
 	if o == nil {
 		return nil, nil
@@ -78,23 +78,23 @@ func OutputSpec(cfg inputs.Config) (*structured.Spec, error) {
 	return spec, nil
 }
 
-// OnPullRequest is cfg for a run on the event's pull request's own branch (GitHub.OnPullRequest),
-// pr being that pull request as looked up: the agent works in a worktree on PRBranch(pr),
+// onPullRequest is cfg for a run on the event's pull request's own branch (GitHub.OnPullRequest),
+// pr being that pull request as looked up: the agent works in a worktree on prBranch(pr),
 // whatever branch-strategy and branch say. Any other run, or one whose event is about no pull
 // request (which Decide skips), keeps cfg as it is.
-func OnPullRequest(cfg inputs.Config, pr *event.PR) inputs.Config {
+func onPullRequest(cfg inputs.Config, pr *event.PR) inputs.Config {
 	if !cfg.GitHub.OnPullRequest || pr == nil {
 		return cfg
 	}
-	cfg.BranchStrategy, cfg.Branch = inputs.StrategyBranch, PRBranch(pr)
+	cfg.BranchStrategy, cfg.Branch = inputs.StrategyBranch, prBranch(pr)
 	return cfg
 }
 
-// PRBranch is the branch a run on pull request pr's own branch commits on: its head branch,
+// prBranch is the branch a run on pull request pr's own branch commits on: its head branch,
 // or, when that is no branch the run may push to (see offHead), a branch of this repository
 // named after the pull request and the head it starts from, sandcastle/pr-<n>-<short sha>.
 // Another run on the same head continues that branch; one on a newer head starts another.
-func PRBranch(pr *event.PR) string {
+func prBranch(pr *event.PR) string {
 	if !offHead(pr) {
 		return pr.HeadRef
 	}

@@ -21,7 +21,7 @@ func Preview(ctx context.Context, p Plan, d Deps) (_ string, err error) {
 	for _, w := range p.PromptWarnings {
 		log.Warning("%s", w)
 	}
-	s, err := e.sandbox(ctx, d.Workspaces.Preview(), log, false)
+	s, err := e.sandbox(ctx, p.Checkout, log, false)
 	if err != nil {
 		return "", err
 	}

@@ -141,9 +141,9 @@ func (e *engine) prBase(branch, start string) string {
 	return ""
 }
 
-// CheckPR checks, before the run, what the pull request will need: its templates name only
+// checkPR checks, before the run, what the pull request will need: its templates name only
 // keys they will have, and a base to merge into exists.
-func CheckPR(cfg inputs.Config, eventArgs map[string]string, onPR bool) error {
+func checkPR(cfg inputs.Config, eventArgs map[string]string, onPR bool) error {
 	g := cfg.GitHub
 	if !g.OpenPR {
 		return nil

@@ -100,6 +100,7 @@ func TestPreview(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.plan.PromptWarnings = []string{`prompt-args: "X" is not used by the prompt`}
+		r.plan.Checkout = r.ws
 		r.plan.Config.Hooks.WorktreeReady = []string{"exit 1"} // no hook runs
 		var g *fakeGuard
 		if guarded {

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+
 	"fmt"
+	"github.com/sandcastle-action/sandcastle/internal/event"
 	"io"
 	"strings"
 	"time"
@@ -18,9 +20,6 @@ import (
 type Workspaces interface {
 	// Prepare makes the workspace: the checkout, or a worktree on the run's branch.
 	Prepare(ctx context.Context) (Workspace, error)
-	// Preview is the checkout as it is, with the branches Prepare would give it; there is
-	// nothing to finish.
-	Preview() Workspace
 }
 
 // Workspace is where the agent works, and what became of it.
@@ -370,4 +369,41 @@ func orDetached(branch string) string {
 		return "(detached HEAD)"
 	}
 	return branch
+}
+
+// Repository previews the checkout the inputs name (package workspace).
+type Repository interface {
+	// Preview checks, changing nothing, that the checkout holds a repository the branch
+	// strategy of cfg can work in, for a run on pull request pr's own branch when pr is set, and
+	// names the branches the workspace will have; there is nothing to finish.
+	Preview(ctx context.Context, cfg inputs.Config, pr *event.PR) (Workspace, error)
+}
+
+// PRLookup reads a pull request as it is now (package githubapi).
+type PRLookup interface {
+	PullRequest(ctx context.Context, number int) (*event.PR, error)
+}
+
+// Checkout reads the checkout's git configuration before the agent could change it.
+type Checkout interface {
+	// PersistedTokens names the configuration keys that keep a token, as actions/checkout
+	// leaves them unless told otherwise.
+	PersistedTokens(ctx context.Context) ([]string, error)
+	// Origin is origin's URL, for pushes with the token, when it is on the GitHub server; "" when not.
+	Origin(ctx context.Context) string
+}
+
+// SandboxCheck is what preflight asks of the sandbox the inputs chose.
+type SandboxCheck interface {
+	// Check says what the sandbox lacks to start (a user to run the agent as, say); nil when
+	// nothing.
+	Check() error
+	// OnHost says the agent runs on the host: its program must be on the host's PATH, and it may
+	// use the host's login. Apart from the host it needs a credential from the environment.
+	OnHost() bool
+}
+
+// SessionFinder finds an agent session saved on this machine.
+type SessionFinder interface {
+	Find(id string) error
 }
