@@ -7,6 +7,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/engine"
@@ -224,41 +225,26 @@ func (x sandboxes) docker() launch.Docker {
 	return launch.Docker{Config: x.cfg.Docker, Workspace: x.cfg.WorkingDirectory}
 }
 
-// startDocker lends a checkout of root's to the agent's user, takes the git directory of the
-// repository ws belongs to into custody, then starts the container with its binds. The
-// checkout goes back to its owner once the custody ends (guard.Close).
+// startDocker starts the container (launch.Docker.Launch), which reads GitHub through the
+// relay when the inputs ask for it and there is a token and a repository.
 func (x sandboxes) startDocker(ctx context.Context, ws workspaceView, env map[string]string, log *report.Log) (engine.Started, error) {
-	d, dir, top := x.docker(), ws.Dir(), ws.Top()
-	giveBack, err := d.Lend(top)
+	var gh *launch.GitHub
+	if owner, name, _ := strings.Cut(x.gh.repository, "/"); x.cfg.GitHub.Relay && x.gh.token != "" && name != "" {
+		gh = &launch.GitHub{Owner: owner, Name: name, APIURL: x.gh.apiURL, GraphQLURL: x.gh.graphQLURL, ServerURL: x.gh.server,
+			Token: x.gh.token, MaxRequests: x.cfg.GitHub.RelayMaxRequests}
+	}
+	c, err := x.docker().Launch(ctx, ws.Dir(), ws.Top(), hostGit(ws.Dir(), x.gitEnv), env, gh, log)
 	if err != nil {
 		return engine.Started{}, err
 	}
-	g, err := gitguard.Take(ctx, hostGit(dir, x.gitEnv))
-	if err != nil {
-		return engine.Started{}, errors.Join(err, giveBack())
-	}
-	r, env, extra, err := x.startRelay(top, env, log)
-	if err != nil {
-		_, cerr := g.Close(ctx)
-		return engine.Started{}, errors.Join(err, cerr, giveBack())
-	}
-	d.Extra = extra
-	c, err := d.Start(ctx, dir, top, env, g, log)
-	if err != nil {
-		_, cerr := g.Close(ctx) // nothing ran that could change it
-		if r != nil {
-			r.Close()
-		}
-		return engine.Started{}, errors.Join(err, cerr, giveBack())
-	}
 	// Handing back is no reason to fail a run that did its work: later steps run as root.
-	warnBack := func() error {
-		if err := giveBack(); err != nil {
+	giveBack := func() error {
+		if err := c.GiveBack(); err != nil {
 			log.Warning("%v", err)
 		}
 		return nil
 	}
-	st := engine.Started{Sandbox: container{c, r, log}, Guard: guard{g, warnBack}, Read: func(n int) bool { return r != nil && r.Read(n) }}
+	st := engine.Started{Sandbox: c, Guard: guard{c.Guard, giveBack}, Read: c.Read}
 	if c.Copied {
 		st = copied(st, ws, c.Sandbox, log)
 	}
@@ -281,25 +267,6 @@ func (x sandboxes) Sessions(sb sandbox.Sandbox, dir string) engine.Sessions {
 	}
 	return &session.Carrier{Layout: x.sessions, Sandbox: sb, SandboxHome: launch.SandboxHome,
 		HostHome: x.home, HostDir: dir, Local: x.kind().onHost}
-}
-
-// container is the run's container with the GitHub relay it reads through (nil when none).
-type container struct {
-	*launch.Container
-	relay *githubRelay
-	log   *report.Log
-}
-
-// Close removes the container, then stops the relay, saying what it forwarded and refused.
-func (c container) Close(ctx context.Context) error {
-	err := c.Container.Close(ctx)
-	if c.relay != nil {
-		c.log.Status("GitHub relay: %d request(s) forwarded, %d refused", c.relay.Forwarded(), len(c.relay.Refused()))
-		if rerr := c.relay.Close(); rerr != nil {
-			c.log.Warning("stopping the GitHub relay: %v", rerr)
-		}
-	}
-	return err
 }
 
 // guard is a gitguard.Guard as the engine sees it, with what gives back the checkout lent for
