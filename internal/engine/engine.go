@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
@@ -61,63 +60,6 @@ type Plan struct {
 	Cleanup time.Duration
 }
 
-// Deps are the adapters the engine runs on. GitHub and Progress are nil when the run has no API
-// to talk to.
-type Deps struct {
-	Reporter   Reporter
-	GitHub     GitHub
-	Progress   Progress
-	Workspaces Workspaces
-	Sandboxes  Sandboxes
-	Publisher  Publisher
-	// Outputs carries out what a review or triage run's output asks; nil without an API.
-	Outputs Outputs
-	Agent   run.Agent
-	// OpenLog opens the run log for appending, creating its directory; a path inside the
-	// checkout top never through a link.
-	OpenLog func(top, path string) (io.WriteCloser, error)
-}
-
-// Reporter is the job's log, outputs and summary.
-type Reporter interface {
-	Info(msg string)
-	Warning(msg string)
-	Error(msg string)
-	Group(title string) (end func())
-	SetOutputs(o report.Outcome) error
-	Summary(markdown string) error
-	// NewLog is a run log writing to file (nil: none) and the job log.
-	NewLog(file io.Writer) *report.Log
-	Redactor() *report.Redactor
-}
-
-// GitHub is the repository through its API, and the issue or pull request the run reports on.
-type GitHub interface {
-	event.Permissions
-	// Ours reports whether the action wrote body.
-	Ours(body string) bool
-	// Labels takes labels off the issue and puts others on.
-	Labels(ctx context.Context, add, remove []string) error
-	// Answer posts body in answer to an event that may not start a run.
-	Answer(ctx context.Context, body string) (url string, err error)
-	// React puts the reaction content on the comment that started the run and returns its id;
-	// 0 when no comment started it.
-	React(ctx context.Context, content string) (id int64, err error)
-	// Unreact takes reaction id, one React made, off that comment.
-	Unreact(ctx context.Context, id int64) error
-}
-
-// Progress is the comment that follows the run on its issue or pull request.
-type Progress interface {
-	// Start posts the comment with body, or takes over an earlier run's.
-	Start(ctx context.Context, body string) error
-	// Show asks for body to be shown; it never blocks.
-	Show(body string)
-	// Finish writes body, how the run ended, even when ctx is cancelled.
-	Finish(ctx context.Context, body string)
-	URL() string
-}
-
 // newEngine is the engine of plan p on deps d, with the plan's defaults filled in: the cleanup
 // budget, and outside a workflow run the time the run starts as its tag, so that its recovery
 // branch and its bundle are named alike.
@@ -129,80 +71,6 @@ func newEngine(p Plan, d Deps) *engine {
 		p.RunTag = time.Now().UTC().Format("20060102-150405")
 	}
 	return &engine{p: p, d: d}
-}
-
-// Run runs the plan: it decides whether the event may start it, prepares the workspace and the
-// sandbox, runs the hooks and the loop, reads the structured output, publishes the commits and
-// reports. Whatever happens, the sandbox is stopped, the worktree is kept when it holds
-// uncommitted work and the commits made so far are reported. The error, already reported, is
-// why the run failed; a run that did its job returns nil, whether or not the agent signalled
-// completion (see the Outcome's Status).
-//
-// Every way out goes through report, once: the steps only fill the outcome.
-func Run(ctx context.Context, p Plan, d Deps) (o report.Outcome, err error) {
-	e := newEngine(p, d)
-	defer func() { err = e.report(ctx, &o, err) }()
-	end := d.Reporter.Group("Trigger")
-	decision, err := e.decide(ctx)
-	end()
-	if err != nil {
-		return o, fmt.Errorf("checking who may start the run: %w", err)
-	}
-	if !decision.Run {
-		e.refuse(decision, &o)
-		return o, nil
-	}
-	e.begun = true
-	e.labels(ctx, e.stateLabels().Start)
-	e.acknowledge(ctx)
-	e.startProgress(ctx)
-	return o, e.work(ctx, &o)
-}
-
-// report ends every run, once: it sets the status and the failure from err, answers a refusal
-// or finishes the progress comment, writes the outputs and the job summary, and moves the labels
-// and the reaction of a run that started. It returns err, joined with a failure to write the
-// outputs.
-func (e *engine) report(ctx context.Context, o *report.Outcome, err error) error {
-	if err != nil || o.Status == "" { // a refusal has its status already
-		o.Status = statusOf(err, o.Signal)
-	}
-	if err != nil {
-		o.Failure = err.Error()
-		e.d.Reporter.Error(err.Error())
-	}
-	o.RunURL, o.CommentURL = e.p.RunURL, e.commentURL(o.CommentURL)
-	cleanup, cancel := e.afterRun(ctx)
-	defer cancel()
-	if o.RefusalReason != "" {
-		e.answerRefusal(cleanup, o)
-	}
-	if werr := e.d.Reporter.SetOutputs(*o); werr != nil {
-		e.d.Reporter.Error(werr.Error())
-		err = errors.Join(err, werr)
-	} else if serr := e.d.Reporter.Summary(o.Summary()); serr != nil {
-		e.d.Reporter.Warning(serr.Error())
-	}
-	if !e.begun {
-		return err
-	}
-	if e.progress != nil {
-		body := o.Comment()
-		if e.p.Config.GitHub.Reply {
-			body = o.Reply()
-		}
-		e.progress.Finish(ctx, body) // on a time of its own, which outlasts a rate limit
-	}
-	ok := o.Failure == ""
-	e.labels(cleanup, func() ([]string, []string) { return e.stateLabels().Finish(ok) })
-	e.answered(cleanup, ok)
-	return err
-}
-
-// stateLabels are the labels that say where the run on an issue stands.
-func (e *engine) stateLabels() event.Labels {
-	g := e.p.Config.GitHub
-	return event.Labels{Trigger: g.TriggerLabel, InProgress: g.InProgressLabel, Blocked: g.BlockedLabel}
 }
 
 // engine is one run.

@@ -14,14 +14,6 @@ func (e *CancelledError) Error() string { return e.Err.Error() }
 
 func (e *CancelledError) Unwrap() error { return e.Err }
 
-// BranchMoved is the error of a push that found the remote branch moved: the commits went to a
-// recovery branch. The publisher's error declares it (app checks that push.BranchMovedError
-// does, at compile time), and statusOf reads it.
-type BranchMoved interface {
-	error
-	BranchMoved() bool
-}
-
 // statusOf is the status of a run that ended with err, told by the error's type alone, and,
 // when the run did its job, by whether the agent signalled completion.
 func statusOf(err error, signal string) report.Status {

@@ -2,101 +2,91 @@ package engine
 
 import (
 	"context"
-
+	"errors"
 	"fmt"
-	"github.com/sandcastle-action/sandcastle/internal/event"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/run"
-	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 )
 
-// Workspaces prepares where the agent works (package workspace).
-type Workspaces interface {
-	// Prepare makes the workspace: the checkout, or a worktree on the run's branch.
-	Prepare(ctx context.Context) (Workspace, error)
+// Run runs the plan: it decides whether the event may start it, prepares the workspace and the
+// sandbox, runs the hooks and the loop, reads the structured output, publishes the commits and
+// reports. Whatever happens, the sandbox is stopped, the worktree is kept when it holds
+// uncommitted work and the commits made so far are reported. The error, already reported, is
+// why the run failed; a run that did its job returns nil, whether or not the agent signalled
+// completion (see the Outcome's Status).
+//
+// Every way out goes through report, once: the steps only fill the outcome.
+func Run(ctx context.Context, p Plan, d Deps) (o report.Outcome, err error) {
+	e := newEngine(p, d)
+	defer func() { err = e.report(ctx, &o, err) }()
+	end := d.Reporter.Group("Trigger")
+	decision, err := e.decide(ctx)
+	end()
+	if err != nil {
+		return o, fmt.Errorf("checking who may start the run: %w", err)
+	}
+	if !decision.Run {
+		e.refuse(decision, &o)
+		return o, nil
+	}
+	e.begun = true
+	e.labels(ctx, e.stateLabels().Start)
+	e.acknowledge(ctx)
+	e.startProgress(ctx)
+	return o, e.work(ctx, &o)
 }
 
-// Workspace is where the agent works, and what became of it.
-type Workspace interface {
-	run.Repo
-	Dir() string    // the host path the agent works in
-	Source() string // the branch the agent commits on; "" on a detached HEAD
-	Target() string // the checkout's branch when the run started; "" when detached
-	Top() string    // the checkout's top level
-	// Finish ends the workspace: a merge for merge-to-head, the worktree removed unless it
-	// holds uncommitted work. ok says the run did its job.
-	Finish(ctx context.Context, ok bool) (Finished, error)
-	// AgentEnv is base with what the agent's git needs: the run's git settings and, where the
-	// repository has none, a commit identity.
-	AgentEnv(ctx context.Context, base map[string]string) (map[string]string, error)
-	// HandBack gives what the run wrote as root in the checkout to its owner.
-	HandBack() error
+// report ends every run, once: it sets the status and the failure from err, answers a refusal
+// or finishes the progress comment, writes the outputs and the job summary, and moves the labels
+// and the reaction of a run that started. It returns err, joined with a failure to write the
+// outputs.
+func (e *engine) report(ctx context.Context, o *report.Outcome, err error) error {
+	if err != nil || o.Status == "" { // a refusal has its status already
+		o.Status = statusOf(err, o.Signal)
+	}
+	if err != nil {
+		o.Failure = err.Error()
+		e.d.Reporter.Error(err.Error())
+	}
+	o.RunURL, o.CommentURL = e.p.RunURL, e.commentURL(o.CommentURL)
+	cleanup, cancel := e.afterRun(ctx)
+	defer cancel()
+	if o.RefusalReason != "" {
+		e.answerRefusal(cleanup, o)
+	}
+	if werr := e.d.Reporter.SetOutputs(*o); werr != nil {
+		e.d.Reporter.Error(werr.Error())
+		err = errors.Join(err, werr)
+	} else if serr := e.d.Reporter.Summary(o.Summary()); serr != nil {
+		e.d.Reporter.Warning(serr.Error())
+	}
+	if !e.begun {
+		return err
+	}
+	if e.progress != nil {
+		body := o.Comment()
+		if e.p.Config.GitHub.Reply {
+			body = o.Reply()
+		}
+		e.progress.Finish(ctx, body) // on a time of its own, which outlasts a rate limit
+	}
+	ok := o.Failure == ""
+	e.labels(cleanup, func() ([]string, []string) { return e.stateLabels().Finish(ok) })
+	e.answered(cleanup, ok)
+	return err
 }
 
-// Finished is what finishing did with the worktree and the branch.
-type Finished struct {
-	Preserved   string // the worktree was kept because it has uncommitted changes
-	MergeCommit string // merge-to-head: the merge commit, when it was no fast-forward
-	KeptBranch  string // merge-to-head: the temporary branch was kept (the merge failed)
-	Merged      bool   // merge-to-head: the agent's commits are now on Target
-}
-
-// Sandboxes starts where the agent runs.
-type Sandboxes interface {
-	// Host runs processes on the host, in dir, with exactly env: the host's hooks.
-	Host(dir string, env map[string]string) sandbox.Sandbox
-	// Start starts where the agent runs on workspace ws, with env: the host, or a sandbox of the
-	// kind the inputs chose, which took the repository's git directory into the keeping of its
-	// Guard.
-	Start(ctx context.Context, ws Workspace, env map[string]string, log *report.Log) (Started, error)
-	// Sessions carries the agent's sessions out of sb, whose workspace is dir on the host; nil
-	// when the agent keeps none.
-	Sessions(sb sandbox.Sandbox, dir string) Sessions
-}
-
-// Started is where the agent runs, with what the engine needs of it, whatever its kind.
-type Started struct {
-	Sandbox sandbox.Sandbox
-	// Repo is where the loop reads the agent's commits; nil: the workspace itself. A workspace
-	// copied into the sandbox has its commits brought out before they are read.
-	Repo run.Repo
-	// Guard keeps the repository's git directory from the agent; nil when nothing does (the
-	// agent runs on the host, beside it).
-	Guard GitGuard
-	// Read says whether the sandbox was shown the repository's issue or pull request number from
-	// GitHub, which a triage may then act on; nil: none.
-	Read func(number int) bool
-	// Finish brings out what must leave the sandbox before it stops (a copied workspace's last
-	// commits), warning through the run log about what cannot; nil: nothing.
-	Finish func(ctx context.Context)
-}
-
-// GitGuard puts back what the agent changed in the repository's git directory that decides
-// what git on the host runs (package gitguard).
-type GitGuard interface {
-	// Check puts back what the agent changed so far, and says what.
-	Check() ([]Change, error)
-	// Close checks a last time, once nothing can write the repository any more, and removes
-	// what the sandbox needed.
-	Close(ctx context.Context) ([]Change, error)
-}
-
-// Change is one path of the git directory the agent changed, and how.
-type Change struct {
-	Path, What string
-}
-
-// Sessions carries the agent's sessions between the sandbox and the host.
-type Sessions interface {
-	run.Saver
-	// Restore carries session id from the host into the sandbox.
-	Restore(ctx context.Context, id string) error
+// stateLabels are the labels that say where the run on an issue stands.
+func (e *engine) stateLabels() event.Labels {
+	g := e.p.Config.GitHub
+	return event.Labels{Trigger: g.TriggerLabel, InProgress: g.InProgressLabel, Blocked: g.BlockedLabel}
 }
 
 // work prepares the workspace and the sandbox, runs the agent and publishes its commits,
@@ -369,41 +359,4 @@ func orDetached(branch string) string {
 		return "(detached HEAD)"
 	}
 	return branch
-}
-
-// Repository previews the checkout the inputs name (package workspace).
-type Repository interface {
-	// Preview checks, changing nothing, that the checkout holds a repository the branch
-	// strategy of cfg can work in, for a run on pull request pr's own branch when pr is set, and
-	// names the branches the workspace will have; there is nothing to finish.
-	Preview(ctx context.Context, cfg inputs.Config, pr *event.PR) (Workspace, error)
-}
-
-// PRLookup reads a pull request as it is now (package githubapi).
-type PRLookup interface {
-	PullRequest(ctx context.Context, number int) (*event.PR, error)
-}
-
-// Checkout reads the checkout's git configuration before the agent could change it.
-type Checkout interface {
-	// PersistedTokens names the configuration keys that keep a token, as actions/checkout
-	// leaves them unless told otherwise.
-	PersistedTokens(ctx context.Context) ([]string, error)
-	// Origin is origin's URL, for pushes with the token, when it is on the GitHub server; "" when not.
-	Origin(ctx context.Context) string
-}
-
-// SandboxCheck is what preflight asks of the sandbox the inputs chose.
-type SandboxCheck interface {
-	// Check says what the sandbox lacks to start (a user to run the agent as, say); nil when
-	// nothing.
-	Check() error
-	// OnHost says the agent runs on the host: its program must be on the host's PATH, and it may
-	// use the host's login. Apart from the host it needs a credential from the environment.
-	OnHost() bool
-}
-
-// SessionFinder finds an agent session saved on this machine.
-type SessionFinder interface {
-	Find(id string) error
 }
