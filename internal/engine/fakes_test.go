@@ -31,17 +31,18 @@ import (
 
 // rig is one run of the engine.
 type rig struct {
-	t      *testing.T
-	plan   Plan
-	stdout testkit.SyncBuffer
-	rep    *runner.Reporter
-	ws     *fakeWorkspace
-	gh     *fakeGitHub
-	prog   *fakeProgress
-	pub    *fakePublisher
-	sbx    *fakeSandboxes
-	claude *testkit.FakeClaude
-	logs   map[string]*bytes.Buffer // the run logs opened, by path
+	t       *testing.T
+	plan    Plan
+	stdout  testkit.SyncBuffer
+	rep     *runner.Reporter
+	ws      *fakeWorkspace
+	gh      *fakeGitHub
+	prog    *fakeProgress
+	pub     *fakePublisher
+	sbx     *fakeSandboxes
+	claude  *testkit.FakeClaude
+	outputs *fakeOutputs             // GitHub for a review or triage; nil: none
+	logs    map[string]*bytes.Buffer // the run logs opened, by path
 }
 
 // newRig is a run of claude on the host, scripted by steps, in a workspace on branch work
@@ -91,6 +92,9 @@ func (r *rig) deps() Deps {
 		}}
 	if r.gh != nil {
 		d.GitHub, d.Progress = r.gh, r.prog
+	}
+	if r.outputs != nil {
+		d.Outputs = r.outputs
 	}
 	return d
 }
