@@ -20,37 +20,15 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/push"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/report/runner"
-	"github.com/sandcastle-action/sandcastle/internal/run"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
-	"github.com/sandcastle-action/sandcastle/internal/sandbox/docker"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox/host"
 	"github.com/sandcastle-action/sandcastle/internal/session"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
-// Each adapter fits what the engine and the loop consume.
-var (
-	_ engine.Reporter      = (*runner.Reporter)(nil)
-	_ engine.GitHub        = (*githubapi.Repo)(nil)
-	_ event.Permissions    = (*githubapi.Repo)(nil)
-	_ engine.Progress      = (*githubapi.LiveComment)(nil)
-	_ engine.PRLookup      = (*githubapi.Repo)(nil)
-	_ engine.Outputs       = (*githubapi.Repo)(nil)
-	_ engine.Workspaces    = workspaces{}
-	_ engine.Repository    = workspaces{}
-	_ engine.Workspace     = workspaceView{}
-	_ run.Repo             = (*workspace.Synced)(nil)
-	_ workspace.Container  = (*docker.Sandbox)(nil)
-	_ engine.Sandboxes     = sandboxes{}
-	_ engine.SandboxCheck  = sandboxes{}
-	_ engine.SessionFinder = sandboxes{}
-	_ engine.GitGuard      = guard{}
-	_ engine.Sessions      = (*session.Carrier)(nil)
-	_ engine.Publisher     = publisher{}
-	_ engine.Checkout      = publisher{}
-	_ engine.BranchMoved   = (*push.BranchMovedError)(nil)
-	_ run.Log              = (*report.Log)(nil)
-)
+// Each adapter is checked against the port it fills where deps and validate assign it; the
+// push error statusOf reads by its method is never assigned, so it is checked here.
+var _ engine.BranchMoved = (*push.BranchMovedError)(nil)
 
 // trust is the git configuration of every git command of the run, the agent's included,
 // through the environment: nothing is ever written to a config file. The checkout and its
@@ -90,7 +68,7 @@ type workspaces struct {
 }
 
 func (s *setup) workspaces(p engine.Plan, log *slog.Logger) workspaces {
-	return workspaces{gitEnv: s.gitEnv, actions: s.gh.actions, p: p, push: s.pushOptions(p.Config, p.Origin), log: log}
+	return workspaces{gitEnv: s.gitEnv, actions: s.gh.Actions, p: p, push: s.pushOptions(p.Config, p.Origin), log: log}
 }
 
 // Preview checks the checkout: a problem of the inputs names the one to change, and in
@@ -229,8 +207,8 @@ func (x sandboxes) docker() launch.Docker {
 // relay when the inputs ask for it and there is a token and a repository.
 func (x sandboxes) startDocker(ctx context.Context, ws workspaceView, env map[string]string, log *report.Log) (engine.Started, error) {
 	var gh *launch.GitHub
-	if owner, name, _ := strings.Cut(x.gh.repository, "/"); x.cfg.GitHub.Relay && x.gh.token != "" && name != "" {
-		gh = &launch.GitHub{Owner: owner, Name: name, APIURL: x.gh.apiURL, GraphQLURL: x.gh.graphQLURL, ServerURL: x.gh.server,
+	if owner, name, _ := strings.Cut(x.gh.Repository, "/"); x.cfg.GitHub.Relay && x.gh.token != "" && name != "" {
+		gh = &launch.GitHub{Owner: owner, Name: name, APIURL: x.gh.APIURL, GraphQLURL: x.gh.GraphQLURL, ServerURL: x.gh.Server,
 			Token: x.gh.token, MaxRequests: x.cfg.GitHub.RelayMaxRequests}
 	}
 	c, err := x.docker().Launch(ctx, ws.Dir(), ws.Top(), hostGit(ws.Dir(), x.gitEnv), env, gh, log)
@@ -307,14 +285,14 @@ type publisher struct {
 }
 
 func (s *setup) publisher(cfg inputs.Config, origin string, rep *runner.Reporter) publisher {
-	return publisher{git: hostGit(cfg.WorkingDirectory, s.gitEnv), server: s.gh.server, push: s.pushOptions(cfg, origin),
-		run: push.Run{Push: cfg.GitHub.Push, Strategy: cfg.BranchStrategy, Actions: s.gh.actions}, prs: s.gh.repo, rep: rep}
+	return publisher{git: hostGit(cfg.WorkingDirectory, s.gitEnv), server: s.gh.Server, push: s.pushOptions(cfg, origin),
+		run: push.Run{Push: cfg.GitHub.Push, Strategy: cfg.BranchStrategy, Actions: s.gh.Actions}, prs: s.gh.repo, rep: rep}
 }
 
 // pushOptions push and fetch the checkout, with the token when git gets it: to origin, as
 // preflight read it.
 func (s *setup) pushOptions(cfg inputs.Config, origin string) push.Options {
-	o := push.Options{Dir: cfg.WorkingDirectory, Env: s.gitEnv, GitConfig: trust, ServerURL: s.gh.server}
+	o := push.Options{Dir: cfg.WorkingDirectory, Env: s.gitEnv, GitConfig: trust, ServerURL: s.gh.Server}
 	if origin != "" {
 		o.Token, o.URL = s.gh.token, origin
 	}

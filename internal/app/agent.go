@@ -3,11 +3,7 @@ package app
 import (
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
-	"github.com/sandcastle-action/sandcastle/internal/run"
 )
-
-// The loop runs the agent's CLI.
-var _ run.Agent = agent.Provider{}
 
 // agentInfos are the agents the agent input accepts, as inputs checks them.
 func agentInfos() []inputs.AgentInfo {

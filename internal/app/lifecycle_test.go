@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -79,7 +80,7 @@ func TestLifecycle(t *testing.T) {
 				t.Errorf("outputs %v; want %s, pushed %s, recovery branch %q", out, tt.status, tt.pushed, tt.recoveryBranch)
 			}
 			ours := out["head-sha"]
-			if branch := orDefault(tt.recoveryBranch, "feature"); g.remoteSHA(t, branch) != ours {
+			if branch := cmp.Or(tt.recoveryBranch, "feature"); g.remoteSHA(t, branch) != ours {
 				t.Errorf("the remote's %s = %q, want the agent's commit %q", branch, g.remoteSHA(t, branch), ours)
 			}
 			if prs := g.api.PRs(); len(prs) != tt.prs || tt.prs > 0 && (out["pr-url"] != prs[0].URL || !prs[0].Draft || prs[0].Head != "octo:feature" || prs[0].Base != "main") {

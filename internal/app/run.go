@@ -8,6 +8,7 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/engine"
+	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/report/runner"
@@ -78,7 +79,10 @@ func preflight(ctx context.Context, sys System, raw inputs.Raw, workDir string, 
 // through the adapters. redactor is the reporter's, which the GitHub client's gate redacts with
 // (the secrets are masked once found).
 func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string, redactor *report.Redactor) (*setup, error) {
-	ev, eventErr := readEvent(sys.Getenv)
+	ev, eventErr := event.FromEnv(sys.Getenv)
+	if eventErr != nil {
+		eventErr = &inputs.Problem{Message: "the event that started the workflow cannot be used: " + eventErr.Error()}
+	}
 	cfg, err := inputs.Load(raw, inputs.Env{WorkDir: workDir, ReadFile: inputs.ReadRegular, Stat: os.Stat,
 		Agents: agentInfos(), Home: sys.Getenv("HOME"), Event: ev, EventUnread: eventErr != nil})
 	if err := errors.Join(eventErr, err); err != nil {
@@ -99,7 +103,7 @@ func validate(ctx context.Context, sys System, raw inputs.Raw, workDir string, r
 		checks.Sessions = s.sandboxes(cfg)
 	}
 	s.plan, err = engine.Prepare(ctx, engine.Facts{Config: cfg, Event: ev, Agent: provider, Getenv: sys.Getenv, Stat: os.Stat,
-		Actions: gh.actions, Token: gh.token, Repository: gh.repository, RunURL: gh.runURL, RepoURL: gh.repoURL(), RunTag: gh.runID}, checks)
+		Actions: gh.Actions, Token: gh.token, Repository: gh.Repository, RunURL: gh.RunURL, RepoURL: gh.RepoURL(), RunTag: gh.RunTag}, checks)
 	if err := errors.Join(ghErr, err); err != nil {
 		return nil, err
 	}
