@@ -11,6 +11,7 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/release"
+	"github.com/sandcastle-action/sandcastle/internal/scaffold"
 )
 
 // System is everything the program takes from the process it runs in.
@@ -103,7 +104,7 @@ func Main(ctx context.Context, sys System) int {
 		}
 		return execute(ctx, sys, raw, dir)
 	case len(args) > 0 && args[0] == "init":
-		return initCommand(sys, args[1:])
+		return exitCode(scaffold.Command(args[1:], sys.Getwd, sys.Stdout, sys.Stderr))
 	case len(args) > 0 && args[0] == "version":
 		fmt.Fprintln(sys.Stdout, "sandcastle", release.Version)
 		return exitOK

@@ -9,7 +9,7 @@ import (
 )
 
 // TestDockerCopySyncHead runs the real claude in a container that has the repository copied in
-// (sandbox-sync: copy), not mounted: the commit comes back to the host branch and its checkout,
+// (the docker input's sync: copy), not mounted: the commit comes back to the host branch and its checkout,
 // which ends clean at it; the file the agent left uncommitted stays behind, with a warning.
 func TestDockerCopySyncHead(t *testing.T) {
 	a := newDockerAction(t,

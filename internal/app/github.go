@@ -1,166 +1,44 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/sandcastle-action/sandcastle/internal/engine"
 	"github.com/sandcastle-action/sandcastle/internal/event"
-	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/githubapi"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
-	"github.com/sandcastle-action/sandcastle/internal/push"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 )
 
-// gitHub is the GitHub side of a run as the environment describes it: the event that started
-// it, the token, the API bound to the repository and issue the run reports on, and where the
-// run's branch is pushed.
+// gitHub is the GitHub side of a run: the runner's environment, the token, and the API bound
+// to the repository and issue the run reports on.
 type gitHub struct {
-	cfg        inputs.GitHubConfig
-	token      string
-	actions    bool            // running as a GitHub Action
-	event      *event.Event    // nil outside Actions
-	repository string          // owner/name
-	server     string          // GITHUB_SERVER_URL
-	apiURL     string          // GITHUB_API_URL; "" for github.com's
-	graphQLURL string          // GITHUB_GRAPHQL_URL; "" to derive it from apiURL
-	runURL     string          // the workflow run's page; "" when unknown
-	runID      string          // GITHUB_RUN_ID and attempt, for recovery branch names
-	repo       *githubapi.Repo // nil without a token and a repository
-	// pushURL is origin's URL as the run found it, before the agent could touch .git/config;
-	// "" when origin is not on the GitHub server, whose token then never goes to git.
-	pushURL string
+	githubapi.Env
+	token string
+	repo  *githubapi.Repo // nil without a token and a repository
 }
 
-// readEvent reads the event that started the workflow; nil outside Actions. An event that
-// cannot be read is an *inputs.Problem.
-func readEvent(getenv func(string) string) (*event.Event, error) {
-	path := getenv("GITHUB_EVENT_PATH")
-	if getenv("GITHUB_ACTIONS") != "true" || path == "" {
-		return nil, nil
-	}
-	e, err := event.Load(getenv("GITHUB_EVENT_NAME"), path)
-	if err != nil {
-		return nil, &inputs.Problem{Message: "the event that started the workflow cannot be used: " + err.Error()}
-	}
-	return e, nil
-}
-
-// newGitHub binds the API client to the event readEvent read, its gate redacting with redactor
+// newGitHub binds the API client to the event e, its gate redacting with redactor
 // and leaving live only the closing reference to the issue the run was started for. Nothing is
 // sent to GitHub yet. It is returned with its error, an *inputs.Problem, holding what could be read.
-func newGitHub(getenv func(string) string, cfg inputs.Config, e *event.Event, redactor *report.Redactor) (*gitHub, error) {
-	h := &gitHub{
-		cfg:     cfg.GitHub,
-		token:   cfg.GitHub.Token,
-		actions: getenv("GITHUB_ACTIONS") == "true",
-		event:   e,
-		server:  strings.TrimRight(orDefault(getenv("GITHUB_SERVER_URL"), "https://github.com"), "/"),
-		apiURL:  getenv("GITHUB_API_URL"),
-
-		graphQLURL: getenv("GITHUB_GRAPHQL_URL"),
-	}
+func newGitHub(getenv func(string) string, cfg inputs.Config, e *event.Event, redactor *report.Redactor) (gitHub, error) {
+	h := gitHub{Env: githubapi.ReadEnv(getenv, e), token: cfg.GitHub.Token}
 	if h.token == "" {
 		h.token = getenv("GITHUB_TOKEN")
 	}
-	h.repository = getenv("GITHUB_REPOSITORY")
-	if h.event != nil && h.event.Repository != "" {
-		h.repository = h.event.Repository
+	owner, name, _ := strings.Cut(h.Repository, "/")
+	if h.token == "" || name == "" {
+		return h, nil
 	}
-	owner, name, _ := strings.Cut(h.repository, "/")
-	if id := getenv("GITHUB_RUN_ID"); id != "" && h.repository != "" {
-		h.runURL = h.server + "/" + h.repository + "/actions/runs/" + id
-		h.runID = id + "-" + orDefault(getenv("GITHUB_RUN_ATTEMPT"), "1")
+	gate := githubapi.Gate{Redact: redactor.Redact}
+	if e != nil && e.PRNumber() == 0 { // an issue, not a pull request
+		gate.Closes = e.Number()
 	}
-	if err := engine.CheckGitHub(cfg.GitHub, h.event, h.token, h.repository); err != nil {
-		return h, err
-	}
-	if h.token != "" && name != "" {
-		gate := githubapi.Gate{Redact: redactor.Redact}
-		if e != nil && e.PRNumber() == 0 { // an issue, not a pull request
-			gate.Closes = e.Number()
-		}
-		api, err := githubapi.New(githubapi.Options{Token: h.token, APIURL: getenv("GITHUB_API_URL"), Gate: gate})
-		if err != nil {
-			return h, &inputs.Problem{Message: fmt.Sprintf("GitHub API client (github-token, GITHUB_API_URL): %v", err)}
-		}
-		h.repo = &githubapi.Repo{Client: api, Owner: owner, Name: name, Issue: e.Number(), Trigger: triggerOf(e), Branch: cfg.Branch,
-			Server: h.server, Marker: githubapi.CommentMarker(getenv("GITHUB_WORKFLOW"), getenv("GITHUB_JOB"), cfg.Name)}
-	}
-	return h, nil
-}
-
-// triggerOf is the comment that started the run, which its reactions go on and, for a review
-// comment, in whose thread it answers.
-func triggerOf(e *event.Event) githubapi.Trigger {
-	if e == nil || e.Comment == nil {
-		return githubapi.Trigger{}
-	}
-	t := githubapi.Trigger{ID: e.Comment.ID}
-	if e.Name == event.PullRequestReviewComment {
-		t.Thread = e.Comment.Thread
-	}
-	return t
-}
-
-// lookUpPR reads, for a run on the event's pull request's own branch, that pull request as it
-// is now into the event: a comment's payload names none of its branches, and the head a review
-// comment's or a pull request event's names may have moved on since.
-func (h *gitHub) lookUpPR(ctx context.Context) error {
-	e := h.event
-	if !h.cfg.OnPullRequest || e == nil || e.PRNumber() == 0 || h.repo == nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	pr, err := h.repo.PullRequest(ctx, e.PRNumber())
+	api, err := githubapi.New(githubapi.Options{Token: h.token, APIURL: h.APIURL, Gate: gate})
 	if err != nil {
-		return fmt.Errorf("looking up the pull request the run works on: %w", err)
+		return h, &inputs.Problem{Message: fmt.Sprintf("GitHub API client (github-token, GITHUB_API_URL): %v", err)}
 	}
-	e.PR = pr
-	return nil
-}
-
-// pullRequest is the pull request whose own branch the run works on; nil for any other run.
-func (h *gitHub) pullRequest() *event.PR {
-	if !h.cfg.OnPullRequest || h.event == nil {
-		return nil
-	}
-	return h.event.PR
-}
-
-// repoURL is the repository's page; "" when the repository is unknown.
-func (h *gitHub) repoURL() string {
-	if h.repository == "" {
-		return ""
-	}
-	return h.server + "/" + h.repository
-}
-
-// gitToken is the token git authenticates with: in Actions, to an origin on the GitHub server.
-// On a workstation the user's own git setup (SSH keys, a credential helper) reaches their
-// remotes, and a GITHUB_TOKEN in the environment is for the API.
-func (h *gitHub) gitToken() string {
-	if !h.actions || h.pushURL == "" {
-		return ""
-	}
-	return h.token
-}
-
-// findOrigin records origin's URL for pushes with the token, when it is on the GitHub server.
-// It runs before the agent, who could rewrite .git/config.
-func (h *gitHub) findOrigin(ctx context.Context, g git.Repo) {
-	if h.actions && h.token != "" {
-		h.pushURL = push.Origin(ctx, g, h.server)
-	}
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	h.repo = &githubapi.Repo{Client: api, Owner: owner, Name: name, Issue: e.Number(), Trigger: githubapi.TriggerOf(e), Branch: cfg.Branch,
+		Server: h.Server, Marker: githubapi.CommentMarker(h.Workflow, h.Job, cfg.Name)}
+	return h, nil
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -79,7 +80,7 @@ func TestLifecycle(t *testing.T) {
 				t.Errorf("outputs %v; want %s, pushed %s, recovery branch %q", out, tt.status, tt.pushed, tt.recoveryBranch)
 			}
 			ours := out["head-sha"]
-			if branch := orDefault(tt.recoveryBranch, "feature"); g.remoteSHA(t, branch) != ours {
+			if branch := cmp.Or(tt.recoveryBranch, "feature"); g.remoteSHA(t, branch) != ours {
 				t.Errorf("the remote's %s = %q, want the agent's commit %q", branch, g.remoteSHA(t, branch), ours)
 			}
 			if prs := g.api.PRs(); len(prs) != tt.prs || tt.prs > 0 && (out["pr-url"] != prs[0].URL || !prs[0].Draft || prs[0].Head != "octo:feature" || prs[0].Base != "main") {
@@ -105,7 +106,7 @@ func TestLifecycle(t *testing.T) {
 	}
 }
 
-// TestLifecycleCopySync: a workspace copied into the sandbox (sandbox-sync copy, where the
+// TestLifecycleCopySync: a workspace copied into the sandbox (the docker input's sync: copy, where the
 // daemon cannot see the checkout) comes back as commits: the agent commits in the copy, the
 // commit reaches the host branch through a bundle, what it left uncommitted is warned about,
 // and what it changed in the copy's git directory stays there. The sandbox here is the host in
@@ -125,9 +126,8 @@ func TestLifecycleCopySync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.plan.Config.Sandbox = inputs.SandboxDocker // the run's sandbox is the copying one below
 	d := s.deps(runner.New(&stdout, e.get))
-	copies := &copySandboxes{sandboxes: sandboxes{s}, t: t}
+	copies := &copySandboxes{sandboxes: s.sandboxes(s.plan.Config), t: t}
 	d.Sandboxes = copies
 	o, err := engine.Run(t.Context(), s.plan, d)
 	t.Log(stdout.String())
@@ -151,33 +151,24 @@ type copySandboxes struct {
 	t *testing.T
 }
 
-func (c *copySandboxes) Container(ctx context.Context, dir, top string, env map[string]string, log *report.Log) (engine.Container, error) {
-	g, err := gitguard.Take(ctx, c.s.hostGit(dir))
+func (c *copySandboxes) Start(ctx context.Context, ws engine.Workspace, env map[string]string, log *report.Log) (engine.Started, error) {
+	dir, top := ws.Dir(), ws.Top()
+	g, err := gitguard.Take(ctx, hostGit(dir, c.gitEnv))
 	if err != nil {
-		return nil, err
+		return engine.Started{}, err
 	}
 	var vars []string
 	for k, v := range env {
 		vars = append(vars, k+"="+v)
 	}
 	// The worktree and the repository's git directory, as CopyIn copies them.
-	copied := testkit.NewCopySandbox(c.t, dir, vars)
-	inside := copied.RepoDir()
+	sb := testkit.NewCopySandbox(c.t, dir, vars)
+	inside := sb.RepoDir()
 	for _, cmd := range [][]string{{"rm", "-f", filepath.Join(inside, ".git")}, {"cp", "-a", filepath.Join(top, ".git"), filepath.Join(inside, ".git")},
 		{"git", "-C", inside, "symbolic-ref", "HEAD", "refs/heads/agent/work"}, {"git", "-C", inside, "reset", "-q"}} {
 		if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
-			return nil, errors.New(strings.Join(cmd, " ") + ": " + string(out))
+			return engine.Started{}, errors.New(strings.Join(cmd, " ") + ": " + string(out))
 		}
 	}
-	return &copyContainer{CopySandbox: copied, g: guard{g: g}}, nil
+	return copied(engine.Started{Sandbox: sb, Guard: guard{g: g}}, ws.(workspaceView), sb, log), nil
 }
-
-// copyContainer is a testkit.CopySandbox with the guard of the repository.
-type copyContainer struct {
-	*testkit.CopySandbox
-	g guard
-}
-
-func (c *copyContainer) Guard() engine.GitGuard { return c.g }
-func (c *copyContainer) Copied() engine.Copier  { return c }
-func (c *copyContainer) Read(int) bool          { return false }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
@@ -32,9 +31,16 @@ type Plan struct {
 	Prompt         *prompt.Prompt
 	PromptWarnings []string
 	Output         *structured.Spec // nil without output-tag
-	// Event started the workflow; nil outside Actions. EventArgs are its built-ins, with the
-	// repository.
-	Event     *event.Event
+	// Checkout is the checkout as it is, named as the workspace will be; nil for an event the
+	// trigger skips.
+	Checkout Workspace
+	// Event started the workflow; nil outside Actions. For a run on a pull request's own branch
+	// it carries that pull request as preflight looked it up (Event.PR), in a copy of its own.
+	// EventArgs are its built-ins, with the repository.
+	Event *event.Event
+	// PR is the pull request whose own branch the run works on (GitHub.OnPullRequest), as
+	// looked up; nil for any other run.
+	PR        *event.PR
 	EventArgs map[string]string
 	Actions   bool   // running as a GitHub Action
 	RunURL    string // the workflow run's page; "" when unknown
@@ -42,67 +48,16 @@ type Plan struct {
 	// RunTag tells this run's recovery branch and bundle from other runs': the workflow run and
 	// its attempt; "" uses the time.
 	RunTag string
-	// Env is the agent's environment, before the workspace adds git's settings to it.
-	Env map[string]string
+	// Env is the agent's environment, before the workspace adds git's settings to it; Secrets
+	// are the values of it to mask in logs.
+	Env     map[string]string
+	Secrets []string
+	// Origin is where the branch is pushed to and fetched from with the token, read in preflight
+	// before the agent could change the repository's configuration; "" when git never gets the
+	// token (origin is not on the GitHub server, or the run is not an Action's).
+	Origin string
 	// Cleanup bounds each step once the run is over; 0 means two minutes.
 	Cleanup time.Duration
-}
-
-// Deps are the adapters the engine runs on. GitHub and Progress are nil when the run has no API
-// to talk to.
-type Deps struct {
-	Reporter   Reporter
-	GitHub     GitHub
-	Progress   Progress
-	Workspaces Workspaces
-	Sandboxes  Sandboxes
-	Publisher  Publisher
-	// Outputs carries out what a review or triage run's output asks; nil without an API.
-	Outputs Outputs
-	Agent   run.Agent
-	// OpenLog opens the run log for appending, creating its directory; a path inside the
-	// checkout top never through a link.
-	OpenLog func(top, path string) (io.WriteCloser, error)
-}
-
-// Reporter is the job's log, outputs and summary.
-type Reporter interface {
-	Info(msg string)
-	Warning(msg string)
-	Error(msg string)
-	Group(title string) (end func())
-	SetOutputs(o report.Outcome) error
-	Summary(markdown string) error
-	// NewLog is a run log writing to file (nil: none) and the job log.
-	NewLog(file io.Writer) *report.Log
-	Redactor() *report.Redactor
-}
-
-// GitHub is the repository through its API, and the issue or pull request the run reports on.
-type GitHub interface {
-	event.Permissions
-	// Ours reports whether the action wrote body.
-	Ours(body string) bool
-	// Labels takes labels off the issue and puts others on.
-	Labels(ctx context.Context, add, remove []string) error
-	// Answer posts body in answer to an event that may not start a run.
-	Answer(ctx context.Context, body string) (url string, err error)
-	// React puts the reaction content on the comment that started the run and returns its id;
-	// 0 when no comment started it.
-	React(ctx context.Context, content string) (id int64, err error)
-	// Unreact takes reaction id, one React made, off that comment.
-	Unreact(ctx context.Context, id int64) error
-}
-
-// Progress is the comment that follows the run on its issue or pull request.
-type Progress interface {
-	// Start posts the comment with body, or takes over an earlier run's.
-	Start(ctx context.Context, body string) error
-	// Show asks for body to be shown; it never blocks.
-	Show(body string)
-	// Finish writes body, how the run ended, even when ctx is cancelled.
-	Finish(ctx context.Context, body string)
-	URL() string
 }
 
 // newEngine is the engine of plan p on deps d, with the plan's defaults filled in: the cleanup
@@ -118,59 +73,18 @@ func newEngine(p Plan, d Deps) *engine {
 	return &engine{p: p, d: d}
 }
 
-// Run runs the plan: it decides whether the event may start it, prepares the workspace and the
-// sandbox, runs the hooks and the loop, reads the structured output, publishes the commits and
-// reports. Whatever happens, the sandbox is stopped, the worktree is kept when it holds
-// uncommitted work and the commits made so far are reported. The error, already reported, is
-// why the run failed; a run that did its job returns nil, whether or not the agent signalled
-// completion (see the Outcome's Status).
-func Run(ctx context.Context, p Plan, d Deps) (report.Outcome, error) {
-	e := newEngine(p, d)
-	end := d.Reporter.Group("Trigger")
-	decision, err := e.decide(ctx)
-	end()
-	if err != nil {
-		err = fmt.Errorf("checking who may start the run: %w", err)
-		d.Reporter.Error(err.Error())
-		o := report.Outcome{Status: report.StatusFailed}
-		e.setOutputs(o)
-		return o, err
-	}
-	if !decision.Run {
-		return e.refuse(ctx, decision)
-	}
-	labels := event.Labels{Trigger: p.Config.GitHub.TriggerLabel, InProgress: p.Config.GitHub.InProgressLabel, Blocked: p.Config.GitHub.BlockedLabel}
-	e.labels(ctx, labels.Start)
-	e.acknowledge(ctx)
-	e.startProgress(ctx)
-
-	o, err := e.work(ctx)
-
-	if e.progress != nil {
-		o.RunURL = p.RunURL
-		body := o.Comment()
-		if p.Config.GitHub.Reply {
-			body = o.Reply()
-		}
-		e.progress.Finish(ctx, body) // on a time of its own, which outlasts a rate limit
-	}
-	cleanup, cancel := e.afterRun(ctx)
-	defer cancel()
-	e.labels(cleanup, func() ([]string, []string) { return labels.Finish(err == nil) })
-	e.answered(cleanup, err == nil)
-	return o, err
-}
-
 // engine is one run.
 type engine struct {
 	p Plan
 	d Deps
 
+	begun     bool     // the event started the run: its labels moved and the comment was seen
 	progress  Progress // nil when the run keeps no comment
 	seen      int64    // the reaction that says the run saw the comment that started it; 0: none
 	mu        sync.Mutex
 	progState report.Progress       // what the comment shows while the run goes; mu guards it
-	read      func(number int) bool // the issues the sandbox read from GitHub; nil without a container
+	read      func(number int) bool // the issues the sandbox read from GitHub; nil: none
+	guarded   bool                  // the sandbox guards the repository's git directory
 }
 
 // reports says whether the run can write on its issue or pull request.
@@ -206,10 +120,10 @@ func policy(g inputs.GitHubConfig) event.Policy {
 	}
 }
 
-// Answers reports whether a run with the GitHub inputs g answers e at all (event.Policy.Answers),
+// answers reports whether a run with the GitHub inputs g answers e at all (event.Policy.Answers),
 // which every run without an event does: the trigger skips any other event before it needs a
 // workspace or a prompt.
-func Answers(g inputs.GitHubConfig, e *event.Event) bool {
+func answers(g inputs.GitHubConfig, e *event.Event) bool {
 	return e == nil || policy(g).Answers(e)
 }
 
@@ -227,31 +141,31 @@ func (noAPI) OpenLinkedPRs(context.Context, int) ([]event.LinkedPR, error) {
 var errNoAPI = errors.New("no github-token and repository to ask GitHub with")
 
 // refuse ends a run the event may not start: a green job that says why.
-func (e *engine) refuse(ctx context.Context, d event.Decision) (report.Outcome, error) {
-	o := report.Outcome{Status: report.StatusRefused, RefusalReason: d.Reason, RunURL: e.p.RunURL}
+func (e *engine) refuse(d event.Decision, o *report.Outcome) {
+	o.Status, o.RefusalReason = report.StatusRefused, d.Reason
 	if d.Skip {
 		o.Status = report.StatusSkipped
 	}
 	e.d.Reporter.Info(fmt.Sprintf("Not running (%s): %s", o.Status, d.Reason))
-	// A refusal is answered where it was asked, but never to a bot (two bots could answer each
-	// other forever) and never for an event that did not address the action at all.
-	if !d.Skip && !e.p.Event.IsBot() && e.p.Config.GitHub.ProgressComment && e.reports() {
+}
+
+// answerRefusal answers a refusal where it was asked, but never to a bot (two bots could answer
+// each other forever) and never for an event that did not address the action at all; the
+// refused label comes off, so that a maintainer can simply label the issue again.
+func (e *engine) answerRefusal(ctx context.Context, o *report.Outcome) {
+	if o.Status == report.StatusSkipped {
+		return
+	}
+	if !e.p.Event.IsBot() && e.p.Config.GitHub.ProgressComment && e.reports() {
 		url, err := e.d.GitHub.Answer(ctx, o.Comment())
 		if err != nil {
 			e.d.Reporter.Warning(fmt.Sprintf("progress comment: %v", err))
 		}
 		o.CommentURL = url
 	}
-	// The refused label comes off, so that a maintainer can simply label the issue again.
-	if trigger := e.p.Config.GitHub.TriggerLabel; !d.Skip && trigger != "" {
+	if trigger := e.p.Config.GitHub.TriggerLabel; trigger != "" {
 		e.labels(ctx, func() ([]string, []string) { return nil, []string{trigger} })
 	}
-	if err := e.d.Reporter.SetOutputs(o); err != nil {
-		e.d.Reporter.Error(err.Error())
-		return o, err
-	}
-	e.summary(o)
-	return o, nil
 }
 
 // labels moves the state labels of the issue the run works on, as move says.
@@ -324,25 +238,13 @@ func (e *engine) showProgress(r run.Progress) {
 	e.progress.Show(body)
 }
 
-// commentURL is the progress comment's address, "" when the run keeps none.
-func (e *engine) commentURL() string {
+// commentURL is the progress comment's address; answer's, the refusal's, when the run keeps
+// none.
+func (e *engine) commentURL(answer string) string {
 	if e.progress == nil {
-		return ""
+		return answer
 	}
 	return e.progress.URL()
-}
-
-// setOutputs writes the outputs of a run that failed, warning when they cannot be written.
-func (e *engine) setOutputs(o report.Outcome) {
-	if err := e.d.Reporter.SetOutputs(o); err != nil {
-		e.d.Reporter.Warning(err.Error())
-	}
-}
-
-func (e *engine) summary(o report.Outcome) {
-	if err := e.d.Reporter.Summary(o.Summary()); err != nil {
-		e.d.Reporter.Warning(err.Error())
-	}
 }
 
 // afterRun is a context for work done once the run is over, which a cancelled job must not

@@ -18,8 +18,8 @@ var hostBase = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_
 // githubCredentials never enter the sandbox: the agent holds no push credentials.
 var githubCredentials = []string{"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"}
 
-// Env is the environment of the agent's processes, and the values of it to mask in logs.
-type Env struct {
+// agentVars are the environment of the agent's processes, and the values of it to mask in logs.
+type agentVars struct {
 	Vars    map[string]string
 	Secrets []string
 }
@@ -36,14 +36,14 @@ func HostBase(getenv func(string) string) []string {
 	return env
 }
 
-// AgentEnv composes the agent's environment from the host's, getenv: the host base, the keys
+// agentEnv composes the agent's environment from the host's, getenv: the host base, the keys
 // declared in the env file (the file's value, else the host's), the names listed in the env
 // input, and the agent's own variables (agentNames) when set on the host. Every value that did
 // not come from the host base is a secret, except an agent variable whose name says it holds
 // none (an endpoint, a proxy). A GitHub credential named in env or env-file, or any value equal
 // to token, is an *inputs.Problem: the agent holds no GitHub credentials.
-func AgentEnv(getenv func(string) string, cfg inputs.Config, agentNames []string, token string) (Env, error) {
-	e := Env{Vars: map[string]string{}}
+func agentEnv(getenv func(string) string, cfg inputs.Config, agentNames []string, token string) (agentVars, error) {
+	e := agentVars{Vars: map[string]string{}}
 	for _, kv := range HostBase(getenv) {
 		k, v, _ := strings.Cut(kv, "=")
 		e.Vars[k] = v

@@ -31,17 +31,18 @@ import (
 
 // rig is one run of the engine.
 type rig struct {
-	t      *testing.T
-	plan   Plan
-	stdout testkit.SyncBuffer
-	rep    *runner.Reporter
-	ws     *fakeWorkspace
-	gh     *fakeGitHub
-	prog   *fakeProgress
-	pub    *fakePublisher
-	sbx    *fakeSandboxes
-	claude *testkit.FakeClaude
-	logs   map[string]*bytes.Buffer // the run logs opened, by path
+	t       *testing.T
+	plan    Plan
+	stdout  testkit.SyncBuffer
+	rep     *runner.Reporter
+	ws      *fakeWorkspace
+	gh      *fakeGitHub
+	prog    *fakeProgress
+	pub     *fakePublisher
+	sbx     *fakeSandboxes
+	claude  *testkit.FakeClaude
+	outputs *fakeOutputs             // GitHub for a review or triage; nil: none
+	logs    map[string]*bytes.Buffer // the run logs opened, by path
 }
 
 // newRig is a run of claude on the host, scripted by steps, in a workspace on branch work
@@ -54,7 +55,7 @@ func newRig(t *testing.T, steps ...testkit.Step) *rig {
 	r.ws = &fakeWorkspace{t: t, dir: dir, source: "work", target: "main", top: dir, head: "base"}
 	r.pub = &fakePublisher{t: t}
 	r.pub.push = func(context.Context, Push) (Pushed, error) { return Pushed{Declined: "push is none"}, nil }
-	r.sbx = &fakeSandboxes{t: t}
+	r.sbx = &fakeSandboxes{t: t, ws: r.ws}
 	r.plan = Plan{
 		Config: inputs.Config{
 			Prompt: "Do the work.", Agent: "claude-code", Sandbox: inputs.SandboxNone, BranchStrategy: inputs.StrategyBranch,
@@ -92,6 +93,9 @@ func (r *rig) deps() Deps {
 	if r.gh != nil {
 		d.GitHub, d.Progress = r.gh, r.prog
 	}
+	if r.outputs != nil {
+		d.Outputs = r.outputs
+	}
 	return d
 }
 
@@ -117,7 +121,6 @@ type fakeWorkspace struct {
 	finished                 Finished
 	finishErr                error
 	finishes                 []bool // the ok of each Finish
-	synced                   *fakeSynced
 	mu                       sync.Mutex
 }
 
@@ -128,12 +131,11 @@ func (w *fakeWorkspace) Prepare(context.Context) (Workspace, error) {
 	return w, nil
 }
 
-func (w *fakeWorkspace) Preview() Workspace { return w }
-func (w *fakeWorkspace) Dir() string        { return w.dir }
-func (w *fakeWorkspace) Source() string     { return w.source }
-func (w *fakeWorkspace) Target() string     { return w.target }
-func (w *fakeWorkspace) Top() string        { return w.top }
-func (w *fakeWorkspace) HandBack() error    { return nil }
+func (w *fakeWorkspace) Dir() string     { return w.dir }
+func (w *fakeWorkspace) Source() string  { return w.source }
+func (w *fakeWorkspace) Target() string  { return w.target }
+func (w *fakeWorkspace) Top() string     { return w.top }
+func (w *fakeWorkspace) HandBack() error { return nil }
 
 func (w *fakeWorkspace) Head(context.Context) (string, error) { return w.head, nil }
 
@@ -154,19 +156,9 @@ func (w *fakeWorkspace) AgentEnv(_ context.Context, base map[string]string) (map
 	return base, nil
 }
 
-func (w *fakeWorkspace) Synced(c Copier) Synced {
-	if w.synced == nil {
-		w.t.Error("Synced: the workspace was not copied")
-		w.synced = &fakeSynced{}
-	}
-	w.synced.w, w.synced.c = w, c
-	return w.synced
-}
-
 // fakeSynced records how the engine uses a copied workspace.
 type fakeSynced struct {
 	w        *fakeWorkspace
-	c        Copier
 	commits  int // calls of Commits
 	finished bool
 	closed   *bool // the container's: set when Finish came after Close
@@ -279,14 +271,11 @@ func (p *fakeProgress) URL() string                           { return "https://
 // fakePublisher decides pushes as the test says.
 type fakePublisher struct {
 	t        *testing.T
-	origins  int
 	lease    func(branch, start, known string) string
 	push     func(context.Context, Push) (Pushed, error)
 	upsertPR func(context.Context, PR) (OpenedPR, error)
 	pushes   []Push
 }
-
-func (p *fakePublisher) Origin(context.Context) { p.origins++ }
 
 func (p *fakePublisher) Lease(_ context.Context, branch, start, known string) string {
 	if p.lease == nil {
@@ -313,6 +302,7 @@ func (p *fakePublisher) UpsertPR(ctx context.Context, pr PR) (OpenedPR, error) {
 // scripts, copied when copied is set.
 type fakeSandboxes struct {
 	t            *testing.T
+	ws           *fakeWorkspace // what a copied workspace's commits are read from
 	container    *fakeContainer
 	containerErr error
 	sessions     *fakeSessions
@@ -329,16 +319,23 @@ func (s *fakeSandboxes) Host(dir string, env map[string]string) sandbox.Sandbox 
 	return h
 }
 
-func (s *fakeSandboxes) Container(_ context.Context, dir, top string, env map[string]string, log *report.Log) (Container, error) {
+// Start starts the container when the test gave one, else the host, as an adapter would for
+// sandbox none.
+func (s *fakeSandboxes) Start(_ context.Context, ws Workspace, env map[string]string, log *report.Log) (Started, error) {
 	if s.containerErr != nil {
-		return nil, s.containerErr
+		return Started{}, s.containerErr
 	}
-	if s.container == nil {
-		s.t.Errorf("Container(%q): no container expected", dir)
-		return nil, errors.New("unexpected")
+	c := s.container
+	if c == nil {
+		return Started{Sandbox: s.Host(ws.Dir(), env), Read: func(int) bool { return true }}, nil
 	}
-	s.container.Sandbox = s.Host(dir, env)
-	return s.container, nil
+	c.Sandbox = s.Host(ws.Dir(), env)
+	st := Started{Sandbox: c, Guard: c.guard, Read: c.Read}
+	if c.synced != nil {
+		c.synced.w = s.ws
+		st.Repo, st.Finish = c.synced, func(ctx context.Context) { c.synced.Finish(ctx, log.Warning) }
+	}
+	return st, nil
 }
 
 func (s *fakeSandboxes) Sessions(sandbox.Sandbox, string) Sessions {
@@ -348,27 +345,17 @@ func (s *fakeSandboxes) Sessions(sandbox.Sandbox, string) Sessions {
 	return s.sessions
 }
 
-// fakeContainer is a container that is a host sandbox, with a scripted guard.
+// fakeContainer is a container that is a host sandbox, with a scripted guard, and the workspace
+// copied into it when synced is set.
 type fakeContainer struct {
 	sandbox.Sandbox
 	guard  *fakeGuard
-	copied bool
+	synced *fakeSynced
 	closed bool
 	read   []int // the issues the sandbox read through the relay
 }
 
-func (c *fakeContainer) Guard() GitGuard { return c.guard }
-
 func (c *fakeContainer) Read(number int) bool { return slices.Contains(c.read, number) }
-
-func (c *fakeContainer) Copied() Copier {
-	if !c.copied {
-		return nil
-	}
-	return c
-}
-
-func (c *fakeContainer) CopyOut(context.Context, string, io.Writer) error { return nil }
 
 func (c *fakeContainer) Close(ctx context.Context) error {
 	c.closed = true

@@ -11,23 +11,6 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/triage"
 )
 
-// Outputs carries out on GitHub what a review or triage run's structured output asks
-// (package githubapi), with the run's token: the agent only asks.
-type Outputs interface {
-	// TriageIssue is what the host knows of an issue an entry names.
-	TriageIssue(ctx context.Context, number int, triagedLabel string) (triage.Issue, error)
-	// Triage carries out one planned action.
-	Triage(ctx context.Context, a triage.Action) error
-	// PRFiles are the files the pull request changes, with their patches.
-	PRFiles(ctx context.Context, number int) ([]review.File, error)
-	// ReviewTexts are the bodies of the pull request's reviews and review comments.
-	ReviewTexts(ctx context.Context, number int) ([]string, error)
-	// PostReview posts one review, event COMMENT; Unprocessable says GitHub refused a comment
-	// on a line outside the diff.
-	PostReview(ctx context.Context, number int, commit, body string, comments []review.Inline) (url string, err error)
-	Unprocessable(err error) bool
-}
-
 // act does what output-action asks with the run's structured output, filling o: the triage's
 // actions, or the review. The error is the run's failure; an action the host refuses or GitHub
 // fails is not one.

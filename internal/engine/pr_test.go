@@ -31,25 +31,25 @@ func prComment(fork bool) *event.Event {
 func TestOnPullRequest(t *testing.T) {
 	t.Parallel()
 	cfg := inputs.Config{BranchStrategy: inputs.StrategyHead, GitHub: inputs.GitHubConfig{OnPullRequest: true, Push: inputs.PushLease}}
-	if got := OnPullRequest(cfg, prComment(false).PR); got.BranchStrategy != inputs.StrategyBranch || got.Branch != "feature" || got.GitHub.Push != inputs.PushLease {
+	if got := onPullRequest(cfg, prComment(false).PR); got.BranchStrategy != inputs.StrategyBranch || got.Branch != "feature" || got.GitHub.Push != inputs.PushLease {
 		t.Errorf("same repository: strategy %s, branch %q, push %s; want branch feature, with the lease kept", got.BranchStrategy, got.Branch, got.GitHub.Push)
 	}
-	if got := OnPullRequest(cfg, prComment(true).PR); got.Branch != "sandcastle/pr-7-aaaaaaa" {
+	if got := onPullRequest(cfg, prComment(true).PR); got.Branch != "sandcastle/pr-7-aaaaaaa" {
 		t.Errorf("fork: branch %q, want sandcastle/pr-7-aaaaaaa", got.Branch)
 	}
-	if got := PRBranch(&event.PR{Number: 8, Fork: true}); got != "sandcastle/pr-8" || gitref.Check(got) != nil {
+	if got := prBranch(&event.PR{Number: 8, Fork: true}); got != "sandcastle/pr-8" || gitref.Check(got) != nil {
 		t.Errorf("a fork's head without a commit id: branch %q", got)
 	}
 	onMain := &event.PR{Number: 9, HeadRef: "main", BaseRef: "release", HeadSHA: strings.Repeat("b", 40), HeadRepo: "o/r", DefaultBranch: "main"}
-	if got := OnPullRequest(cfg, onMain); got.Branch != "sandcastle/pr-9-bbbbbbb" {
+	if got := onPullRequest(cfg, onMain); got.Branch != "sandcastle/pr-9-bbbbbbb" {
 		t.Errorf("a head on the default branch: branch %q, want sandcastle/pr-9-bbbbbbb, never main", got.Branch)
 	}
-	if got := OnPullRequest(cfg, nil); got.BranchStrategy != inputs.StrategyHead || got.Branch != "" {
+	if got := onPullRequest(cfg, nil); got.BranchStrategy != inputs.StrategyHead || got.Branch != "" {
 		t.Errorf("no pull request: %s %q, want the config as it was", got.BranchStrategy, got.Branch)
 	}
 	off := cfg
 	off.GitHub.OnPullRequest = false
-	if got := OnPullRequest(off, prComment(false).PR); got.BranchStrategy != inputs.StrategyHead {
+	if got := onPullRequest(off, prComment(false).PR); got.BranchStrategy != inputs.StrategyHead {
 		t.Errorf("a run not on a pull request's branch: strategy %s, want head", got.BranchStrategy)
 	}
 }
@@ -151,7 +151,7 @@ func prRig(t *testing.T, fork bool, steps ...testkit.Step) *rig {
 	r := newRig(t, steps...)
 	r.withGitHub(prComment(fork))
 	r.plan.RepoURL = "https://github.com/o/r"
-	r.plan.Config = OnPullRequest(r.plan.Config, r.plan.Event.PR)
+	r.plan.Config = onPullRequest(r.plan.Config, r.plan.Event.PR)
 	r.plan.Config.GitHub.OnPullRequest, r.plan.Config.GitHub.Push = true, inputs.PushLease
 	r.plan.Config.GitHub.TriggerPhrases = []string{"/sandcastle"}
 	r.ws.source = "feature"

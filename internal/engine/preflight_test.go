@@ -52,7 +52,7 @@ func TestRenderPrompt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pr, warnings, err := RenderPrompt(tt.cfg, "work", "main", event, tt.max)
+			pr, warnings, err := renderPrompt(tt.cfg, "work", "main", event, tt.max)
 			if got := problems(t, err); !slices.Equal(got, tt.inputs) {
 				t.Fatalf("problems of %v name %q, want %q", err, got, tt.inputs)
 			}
@@ -85,7 +85,7 @@ func TestRenderBuiltInPrompts(t *testing.T) {
 		if m.Name == inputs.ModeReview || m.Name == inputs.ModeTriage {
 			cfg.Output = &inputs.OutputConfig{Tag: "result"}
 		}
-		pr, _, err := RenderPrompt(cfg, "work", "main", EventArgs(events[m.Name], "o/r"), 0)
+		pr, _, err := renderPrompt(cfg, "work", "main", eventArgs(events[m.Name], "o/r"), 0)
 		if err != nil {
 			t.Errorf("mode %s: %v", m.Name, err)
 			continue
@@ -95,7 +95,7 @@ func TestRenderBuiltInPrompts(t *testing.T) {
 		}
 	}
 	implement, _ := inputs.LookupMode(inputs.ModeImplement)
-	_, _, err := RenderPrompt(inputs.Config{Mode: inputs.ModeImplement, Prompt: implement.Prompt, BuiltInPrompt: true}, "work", "main", EventArgs(events[inputs.ModeTriage], "o/r"), 0)
+	_, _, err := renderPrompt(inputs.Config{Mode: inputs.ModeImplement, Prompt: implement.Prompt, BuiltInPrompt: true}, "work", "main", eventArgs(events[inputs.ModeTriage], "o/r"), 0)
 	if got := problems(t, err); !slices.Equal(got, []string{inputs.InputMode}) || !strings.Contains(err.Error(), "the built-in prompt of mode implement") {
 		t.Errorf("implement on a schedule: %v", err)
 	}
@@ -118,7 +118,7 @@ func TestCheckPR(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckPR(inputs.Config{BranchStrategy: tt.strat, GitHub: tt.g}, map[string]string{"ISSUE_TITLE": "t"}, tt.onPR)
+			err := checkPR(inputs.Config{BranchStrategy: tt.strat, GitHub: tt.g}, map[string]string{"ISSUE_TITLE": "t"}, tt.onPR)
 			if got := problems(t, err); !slices.Equal(got, tt.inputs) {
 				t.Errorf("problems of %v name %q, want %q", err, got, tt.inputs)
 			}
@@ -142,7 +142,7 @@ func TestCheckGitHub(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckGitHub(tt.g, tt.e, tt.token, tt.repository)
+			err := checkGitHub(tt.g, tt.e, tt.token, tt.repository)
 			if (err == nil) != (tt.want == "") || err != nil && !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("CheckGitHub = %v, want %q", err, tt.want)
 			}
@@ -152,10 +152,10 @@ func TestCheckGitHub(t *testing.T) {
 
 func TestEventArgs(t *testing.T) {
 	e := &event.Event{Name: "issues", Issue: &event.Issue{Number: 7, Title: "T"}}
-	if got := EventArgs(e, "o/r"); got["REPOSITORY"] != "o/r" || got["ISSUE_NUMBER"] != "7" {
+	if got := eventArgs(e, "o/r"); got["REPOSITORY"] != "o/r" || got["ISSUE_NUMBER"] != "7" {
 		t.Errorf("EventArgs = %v", got)
 	}
-	if got := EventArgs(nil, "o/r"); got != nil {
+	if got := eventArgs(nil, "o/r"); got != nil {
 		t.Errorf("EventArgs without an event = %v", got)
 	}
 }
@@ -165,7 +165,7 @@ func TestAgentEnv(t *testing.T) {
 		"FROM_ENV": "given", "FILE_KEY": "from-host", "GITHUB_TOKEN": "ghs_x", "COPY": "ghs_token0"}
 	getenv := func(k string) string { return host[k] }
 	cfg := inputs.Config{EnvNames: []string{"FROM_ENV", "UNSET"}, EnvFileValues: map[string]string{"FILE_KEY": "", "FILE_VALUE": "in-file"}}
-	e, err := AgentEnv(getenv, cfg, []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"}, "ghs_token0")
+	e, err := agentEnv(getenv, cfg, []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"}, "ghs_token0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestAgentEnv(t *testing.T) {
 		t.Errorf("Secrets = %q: every value not from the host base but an endpoint", got)
 	}
 	cfg.EnvNames = []string{"GITHUB_TOKEN", "COPY"}
-	_, err = AgentEnv(getenv, cfg, nil, "ghs_token0")
+	_, err = agentEnv(getenv, cfg, nil, "ghs_token0")
 	if got := problems(t, err); !slices.Equal(got, []string{inputs.InputEnv, inputs.InputEnv}) || !strings.Contains(err.Error(), "GITHUB_TOKEN never enter") || !strings.Contains(err.Error(), "COPY carries the GitHub token") {
 		t.Errorf("AgentEnv = %v; want GitHub's credentials refused", err)
 	}
@@ -186,26 +186,26 @@ func TestAgentEnv(t *testing.T) {
 
 func TestCheckCredentials(t *testing.T) {
 	set := func(k string) string { return map[string]string{"CODEX_API_KEY": "k"}[k] }
-	if err := CheckCredentials("codex", []string{"CODEX_API_KEY"}, set); err != nil {
+	if err := checkCredentials("codex", []string{"CODEX_API_KEY"}, set); err != nil {
 		t.Errorf("set: %v", err)
 	}
-	if err := CheckCredentials("opencode", nil, set); err != nil {
+	if err := checkCredentials("opencode", nil, set); err != nil {
 		t.Errorf("none needed: %v", err)
 	}
-	if err := CheckCredentials("claude-code", []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"}, set); err == nil || !strings.Contains(err.Error(), "one of ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN") {
+	if err := checkCredentials("claude-code", []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"}, set); err == nil || !strings.Contains(err.Error(), "one of ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN") {
 		t.Errorf("missing: %v", err)
 	}
 }
 
 func TestOutputSpec(t *testing.T) {
-	if s, err := OutputSpec(inputs.Config{}); s != nil || err != nil {
+	if s, err := outputSpec(inputs.Config{}); s != nil || err != nil {
 		t.Errorf("without output-tag: %v, %v", s, err)
 	}
-	s, err := OutputSpec(inputs.Config{Output: &inputs.OutputConfig{Tag: "result", Type: inputs.OutputObject, Schema: []byte(`{"type":"object"}`)}})
+	s, err := outputSpec(inputs.Config{Output: &inputs.OutputConfig{Tag: "result", Type: inputs.OutputObject, Schema: []byte(`{"type":"object"}`)}})
 	if err != nil || s.Tag != "result" || s.Schema == nil {
 		t.Errorf("OutputSpec = %+v, %v", s, err)
 	}
-	_, err = OutputSpec(inputs.Config{Output: &inputs.OutputConfig{Tag: "result", Type: inputs.OutputObject, Schema: []byte(`{"type":5}`)}})
+	_, err = outputSpec(inputs.Config{Output: &inputs.OutputConfig{Tag: "result", Type: inputs.OutputObject, Schema: []byte(`{"type":5}`)}})
 	if got := problems(t, err); !slices.Equal(got, []string{inputs.InputOutputSchema}) {
 		t.Errorf("a schema that does not compile: %v", err)
 	}

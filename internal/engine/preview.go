@@ -10,8 +10,8 @@ import (
 
 // Preview is the prompt the run's first iteration would send: every !`command` run in the
 // sandbox the plan chooses, on the checkout as it is, which no hook prepares. Nothing is made
-// but the sandbox, and it is stopped again; with Docker, the git directory is guarded as for a
-// run. The text is not yet redacted.
+// but the sandbox, and it is stopped again; the git directory is guarded as for a run where the
+// sandbox guards it. The text is not yet redacted.
 func Preview(ctx context.Context, p Plan, d Deps) (_ string, err error) {
 	if p.Prompt == nil {
 		return "", fmt.Errorf("no prompt: mode %s answers %s, and skips this event, which is about %s", p.Config.Mode, event.SubjectNames(p.Config.GitHub.Subjects), p.Event.Subject())
@@ -21,10 +21,10 @@ func Preview(ctx context.Context, p Plan, d Deps) (_ string, err error) {
 	for _, w := range p.PromptWarnings {
 		log.Warning("%s", w)
 	}
-	s, err := e.sandbox(ctx, d.Workspaces.Preview(), log, false)
+	s, err := e.sandbox(ctx, p.Checkout, log, false)
 	if err != nil {
 		return "", err
 	}
 	defer func() { _, err = s.close(ctx, err) }()
-	return run.Expand(ctx, p.Prompt, s.sb, p.Config.ShellTimeout, log)
+	return run.Expand(ctx, p.Prompt, s.Sandbox, p.Config.ShellTimeout, log)
 }

@@ -12,14 +12,14 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
 )
 
-// RenderPrompt is the prompt of the run, rendered once, in preflight: an inline prompt as it
+// renderPrompt is the prompt of the run, rendered once, in preflight: an inline prompt as it
 // is, a prompt file parsed and filled with prompt.Values of the run's branches, the event's
 // built-ins and prompt-args. Only the literal text is known before the commands run, so the
 // checks here are of that: a command that does not close, a missing {{KEY}}, a value no
 // command can take, an output-tag the prompt never mentions, a prompt longer than an agent
 // taking it in argv accepts (maxPrompt bytes; 0: no limit). Each problem is an *inputs.Problem
 // naming the input to change. The warnings name the prompt-args keys the file does not use.
-func RenderPrompt(cfg inputs.Config, source, target string, eventArgs map[string]string, maxPrompt int) (*prompt.Prompt, []string, error) {
+func renderPrompt(cfg inputs.Config, source, target string, eventArgs map[string]string, maxPrompt int) (*prompt.Prompt, []string, error) {
 	pr, warnings, err := render(cfg, source, target, eventArgs)
 	if err != nil {
 		return nil, nil, err

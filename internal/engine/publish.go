@@ -9,57 +9,6 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/report"
 )
 
-// Publisher puts the run's branch on GitHub (package push) and opens its pull request.
-type Publisher interface {
-	// Origin records where the branch will be pushed to, before the agent could change the
-	// repository's configuration.
-	Origin(ctx context.Context)
-	// Lease is where a lease push expects the remote branch, read when the run starts from
-	// start on branch; known is where the event's pull request says the branch is, "" when the
-	// event is about no pull request from it.
-	Lease(ctx context.Context, branch, start, known string) string
-	// Push pushes the branch as the push input says, or says why it does not.
-	Push(ctx context.Context, p Push) (Pushed, error)
-	// UpsertPR opens the pull request, or updates the one an earlier run opened.
-	UpsertPR(ctx context.Context, pr PR) (OpenedPR, error)
-}
-
-// Push is what to push.
-type Push struct {
-	Branch   string // "" on a detached HEAD
-	Commits  int    // the agent's
-	Since    string // the run's base, which the remote has
-	Lease    string // for a lease push
-	Recovery string // the branch that takes the commits when Branch moved, or was refused
-	Bundle   string // the file that keeps them when they reach no branch on GitHub
-	Top      string // the checkout, which Bundle lies in
-}
-
-// Pushed is what pushing did.
-type Pushed struct {
-	Declined string // why nothing was pushed, by the push input or the run's shape; "" when tried
-	Pushed   bool   // the remote branch has the commits now
-	SHA      string // the commit pushed
-	Recovery string // the commits went to this branch instead
-	Skipped  string // why a push that was tried pushed nothing: the remote already had it
-}
-
-// PR is the pull request to open or update.
-type PR struct {
-	Head, Base  string
-	Title, Body string
-	Draft       bool
-}
-
-// OpenedPR is the pull request opened or updated.
-type OpenedPR struct {
-	Number       int
-	URL          string
-	Created      bool
-	DraftRefused bool // the repository has no drafts: it was opened ready for review
-	Adopted      bool // someone else opened it from the branch: their text is kept
-}
-
 // publish pushes the branch and opens or updates the pull request, filling their fields of o.
 // The error is what the user must act on. ok says the run did its job; a failed or cancelled
 // one still pushes, to keep its commits, but opens no pull request.
@@ -144,9 +93,9 @@ func (e *engine) prBase(branch, start string) string {
 	return ""
 }
 
-// CheckPR checks, before the run, what the pull request will need: its templates name only
+// checkPR checks, before the run, what the pull request will need: its templates name only
 // keys they will have, and a base to merge into exists.
-func CheckPR(cfg inputs.Config, eventArgs map[string]string, onPR bool) error {
+func checkPR(cfg inputs.Config, eventArgs map[string]string, onPR bool) error {
 	g := cfg.GitHub
 	if !g.OpenPR {
 		return nil

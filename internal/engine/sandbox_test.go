@@ -18,7 +18,6 @@ import (
 // and reported; the guard closes once the container is gone, and its failure fails the run.
 func TestRun_container_guards_the_git_directory(t *testing.T) {
 	r := newRig(t, testkit.Text("Done. "+signal))
-	r.plan.Config.Sandbox = inputs.SandboxDocker
 	r.plan.Config.Hooks.SandboxReady = []string{"true"}
 	g := &fakeGuard{
 		checks:   [][]Change{{{Path: ".git/hooks/pre-commit", What: "created"}}, {{Path: ".git/config", What: "changed"}}},
@@ -45,17 +44,16 @@ func TestRun_container_guards_the_git_directory(t *testing.T) {
 // the copy, and the last ones brought out before the container goes.
 func TestRun_container_copied(t *testing.T) {
 	r := newRig(t, testkit.Text("Done. "+signal))
-	r.plan.Config.Sandbox = inputs.SandboxDocker
-	c := &fakeContainer{guard: &fakeGuard{}, copied: true}
+	c := &fakeContainer{guard: &fakeGuard{}}
+	c.synced = &fakeSynced{closed: &c.closed}
 	r.sbx.container = c
-	r.ws.synced = &fakeSynced{closed: &c.closed}
 	r.ws.commits = []gitref.Commit{agentCommit}
 	o, err := r.run(t.Context())
 	if err != nil || len(o.Commits) != 1 {
 		t.Fatalf("Run = %+v, %v", o, err)
 	}
-	s := r.ws.synced
-	if s.commits == 0 || !s.finished || s.late || s.c != Copier(c) {
+	s := c.synced
+	if s.commits == 0 || !s.finished || s.late {
 		t.Errorf("synced: %d reads, finished %v, after the container closed %v; want reads through the copy, finished first", s.commits, s.finished, s.late)
 	}
 	if !strings.Contains(r.stdout.String(), "never committed") {
@@ -67,7 +65,6 @@ func TestRun_container_copied(t *testing.T) {
 // agent.
 func TestRun_container_fails_to_start(t *testing.T) {
 	r := newRig(t)
-	r.plan.Config.Sandbox = inputs.SandboxDocker
 	r.sbx.containerErr = &inputs.RuntimeError{Input: inputs.InputSandbox, Err: errors.New("no daemon")}
 	if _, err := r.run(t.Context()); err == nil || !strings.Contains(err.Error(), `input "sandbox": no daemon`) {
 		t.Errorf("Run = %v", err)
@@ -93,7 +90,7 @@ func TestRun_resumes_a_session(t *testing.T) {
 // on the checkout as it is, and the sandbox goes again; with a container the git directory is
 // guarded.
 func TestPreview(t *testing.T) {
-	for _, docker := range []bool{false, true} {
+	for _, guarded := range []bool{false, true} {
 		r := newRig(t)
 		tmpl, err := prompt.Parse("On {{SOURCE_BRANCH}}: !`echo ran in $PWD`")
 		if err != nil {
@@ -103,20 +100,21 @@ func TestPreview(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.plan.PromptWarnings = []string{`prompt-args: "X" is not used by the prompt`}
+		r.plan.Checkout = r.ws
 		r.plan.Config.Hooks.WorktreeReady = []string{"exit 1"} // no hook runs
 		var g *fakeGuard
-		if docker {
-			r.plan.Config.Sandbox, g = inputs.SandboxDocker, &fakeGuard{}
+		if guarded {
+			g = &fakeGuard{}
 			r.sbx.container = &fakeContainer{guard: g}
 		}
 		text, err := Preview(t.Context(), r.plan, r.deps())
 		if err != nil || text != "On work: ran in "+r.ws.dir {
-			t.Errorf("docker %v: Preview = %q, %v", docker, text, err)
+			t.Errorf("guarded %v: Preview = %q, %v", guarded, text, err)
 		}
 		if !strings.Contains(r.stdout.String(), `"X" is not used`) || !strings.Contains(r.stdout.String(), "!`echo ran in $PWD` ran") {
-			t.Errorf("docker %v: the log lacks the warning or the command:\n%s", docker, r.stdout.String())
+			t.Errorf("guarded %v: the log lacks the warning or the command:\n%s", guarded, r.stdout.String())
 		}
-		if docker && (!g.closed || !r.sbx.container.closed) {
+		if guarded && (!g.closed || !r.sbx.container.closed) {
 			t.Error("the preview's container or guard was left")
 		}
 	}

@@ -14,16 +14,12 @@ func (e *CancelledError) Error() string { return e.Err.Error() }
 
 func (e *CancelledError) Unwrap() error { return e.Err }
 
-// branchMoved is a push that found the remote branch moved (push.BranchMovedError): the
-// commits went to a recovery branch.
-type branchMoved interface{ BranchMoved() bool }
-
 // statusOf is the status of a run that ended with err, told by the error's type alone, and,
 // when the run did its job, by whether the agent signalled completion.
 func statusOf(err error, signal string) report.Status {
 	var (
 		cancelled *CancelledError
-		moved     branchMoved
+		moved     BranchMoved
 	)
 	switch {
 	case errors.As(err, &cancelled):

@@ -1,6 +1,9 @@
 package report
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
@@ -20,6 +23,20 @@ const (
 	StatusSkipped     Status = "skipped"      // the event was not addressed to the action
 	StatusBranchMoved Status = "branch-moved" // the remote branch moved: the commits went to RecoveryBranch
 )
+
+// Statuses are every status a run can end with.
+func Statuses() []Status {
+	return []Status{StatusComplete, StatusIncomplete, StatusFailed, StatusCancelled, StatusRefused, StatusSkipped, StatusBranchMoved}
+}
+
+// Check refuses a status the program does not emit: workflows branch on the status output, and
+// one they were never told of must not reach them.
+func (s Status) Check() error {
+	if !slices.Contains(Statuses(), s) {
+		return fmt.Errorf("status %q is none of %v", s, Statuses())
+	}
+	return nil
+}
 
 // Outcome is what a run did, as one value. The step outputs (Pairs), the job summary (Summary)
 // and the progress comment (Comment) are all rendered from it, so that a field cannot reach one

@@ -181,3 +181,18 @@ func sentinel(t *testing.T, field reflect.StructField) reflect.Value {
 		return v
 	}
 }
+
+// TestStatusCheck: every status the program emits passes, and one it never emits (a name of
+// another action's, a typo) is refused, as SetOutputs refuses it.
+func TestStatusCheck(t *testing.T) {
+	for _, s := range Statuses() {
+		if err := s.Check(); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	for _, s := range []Status{"", "success", "failure", "max-iterations", "Complete"} {
+		if err := s.Check(); err == nil {
+			t.Errorf("%q passes; want it refused", s)
+		}
+	}
+}

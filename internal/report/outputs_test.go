@@ -32,7 +32,7 @@ func TestPairsNamesAndOrder(t *testing.T) {
 
 func TestPairsValues(t *testing.T) {
 	o := Outcome{
-		Status:            "success",
+		Status:            StatusComplete,
 		Iterations:        iterationsOf(3),
 		Signal:            "<promise>COMPLETE</promise>",
 		Commits:           []gitref.Commit{{SHA: "aaa111"}, {SHA: "bbb222"}},
@@ -59,7 +59,7 @@ func TestPairsValues(t *testing.T) {
 		},
 	}
 	want := map[string]string{
-		"status": "success", "iterations": "3", "completion-signal": "<promise>COMPLETE</promise>",
+		"status": "complete", "iterations": "3", "completion-signal": "<promise>COMPLETE</promise>",
 		"commits": `["aaa111","bbb222"]`, "commit-count": "2", "branch": "sandcastle/fix",
 		"base-sha": "base", "head-sha": "head", "output": `{"ok":true}`, "session-id": "sess-1",
 		"total-tokens": "1551", "cost-usd": "0.0123", "log-file": ".sandcastle/logs/main.log",

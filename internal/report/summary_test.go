@@ -19,9 +19,9 @@ func TestSummaryGolden(t *testing.T) {
 		run  Outcome
 	}{
 		{
-			name: "success_signal_commits",
+			name: "complete_signal_commits",
 			run: Outcome{
-				Status:        "success",
+				Status:        StatusComplete,
 				Branch:        "sandcastle/fix-login",
 				Signal:        "<promise>COMPLETE</promise>",
 				MaxIterations: 5,
@@ -38,9 +38,9 @@ func TestSummaryGolden(t *testing.T) {
 			},
 		},
 		{
-			name: "max_iterations_no_signal",
+			name: "incomplete_no_signal",
 			run: Outcome{
-				Status:        "max-iterations",
+				Status:        StatusIncomplete,
 				Branch:        "main",
 				MaxIterations: 3,
 				Iterations: []Iteration{
@@ -52,9 +52,9 @@ func TestSummaryGolden(t *testing.T) {
 			},
 		},
 		{
-			name: "failure_preserved_worktree",
+			name: "failed_preserved_worktree",
 			run: Outcome{
-				Status:            "failure",
+				Status:            StatusFailed,
 				Branch:            "sandcastle/20260102-150405-a1b2c3",
 				MaxIterations:     1,
 				Iterations:        []Iteration{{Number: 1, Usage: agent.Usage{InputTokens: 5000, OutputTokens: 20, CostUSD: 0.000001}}},
@@ -64,7 +64,7 @@ func TestSummaryGolden(t *testing.T) {
 		{
 			name: "hostile_agent_text",
 			run: Outcome{
-				Status:        "success",
+				Status:        StatusComplete,
 				Branch:        "feat/a|b`c",
 				Signal:        "`DONE` | <b>",
 				MaxIterations: 1,
@@ -80,7 +80,7 @@ func TestSummaryGolden(t *testing.T) {
 		{
 			name: "pushed_pull_request_comment",
 			run: Outcome{
-				Status:        "complete",
+				Status:        StatusComplete,
 				Branch:        "sandcastle/issue-42",
 				MaxIterations: 2,
 				Iterations:    []Iteration{{Number: 1, Usage: agent.Usage{InputTokens: 10, OutputTokens: 5}}},
@@ -94,7 +94,7 @@ func TestSummaryGolden(t *testing.T) {
 		{
 			name: "branch_moved_recovery",
 			run: Outcome{
-				Status:         "branch-moved",
+				Status:         StatusBranchMoved,
 				Branch:         "feature",
 				MaxIterations:  1,
 				Iterations:     []Iteration{{Number: 1}},
@@ -107,7 +107,7 @@ func TestSummaryGolden(t *testing.T) {
 		{
 			name: "git_restored",
 			run: Outcome{
-				Status:        "complete",
+				Status:        StatusComplete,
 				Branch:        "main",
 				MaxIterations: 1,
 				Iterations:    []Iteration{{Number: 1}},
@@ -118,7 +118,7 @@ func TestSummaryGolden(t *testing.T) {
 		{
 			name: "git_guarded_untouched",
 			run: Outcome{
-				Status:        "incomplete",
+				Status:        StatusIncomplete,
 				Branch:        "main",
 				MaxIterations: 1,
 				Iterations:    []Iteration{{Number: 1}},
@@ -128,7 +128,7 @@ func TestSummaryGolden(t *testing.T) {
 		{
 			name: "triage_actions",
 			run: Outcome{
-				Status: "complete", MaxIterations: 1, Iterations: []Iteration{{Number: 1}}, Branch: "main",
+				Status: StatusComplete, MaxIterations: 1, Iterations: []Iteration{{Number: 1}}, Branch: "main",
 				Actions: []triage.Action{
 					{Issue: 3, Kind: triage.AddLabel, Value: "bug"},
 					{Issue: 3, Kind: triage.AddLabel, Value: "wontfix | <b>", Refused: `label "wontfix | <b>" is not in allowed-labels`},
@@ -141,17 +141,20 @@ func TestSummaryGolden(t *testing.T) {
 		{
 			name: "review_posted",
 			run: Outcome{
-				Status: "complete", MaxIterations: 1, Iterations: []Iteration{{Number: 1}}, Branch: "feature",
+				Status: StatusComplete, MaxIterations: 1, Iterations: []Iteration{{Number: 1}}, Branch: "feature",
 				Review: &Review{PR: 12, URL: "https://github.com/o/r/pull/12#pullrequestreview-77", Inline: 2, Moved: 1, Repeated: 3},
 			},
 		},
 		{
 			name: "refused",
-			run:  Outcome{Status: "refused", RefusalReason: "octocat has read permission on o/r; write, maintain or admin is needed | or allowed-users"},
+			run:  Outcome{Status: StatusRefused, RefusalReason: "octocat has read permission on o/r; write, maintain or admin is needed | or allowed-users"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.run.Status.Check(); err != nil {
+				t.Fatalf("a golden of a run no program makes: %v", err)
+			}
 			golden(t, filepath.Join("testdata", "summary", tt.name+".md"), tt.run.Summary())
 		})
 	}
@@ -162,7 +165,7 @@ var unescapedPipe = regexp.MustCompile(`(^|[^\\])\|`)
 
 func TestSummaryAgentTextCannotBreakMarkdown(t *testing.T) {
 	md := (Outcome{
-		Status:     "success",
+		Status:     StatusComplete,
 		Branch:     "a|b",
 		Signal:     "x|y",
 		Iterations: []Iteration{{Number: 1, Signal: "p|q\n|r"}},

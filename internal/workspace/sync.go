@@ -20,7 +20,7 @@ const syncTimeout = 2 * time.Minute
 // copied out.
 const bundleInSandbox = "/tmp/sandcastle-out.bundle"
 
-// Container is a sandbox the workspace was copied into (sandbox-sync: copy) rather than
+// Container is a sandbox the workspace was copied into (the docker input's sync: copy) rather than
 // mounted: where the agent's git runs, and how a file comes out of it.
 type Container interface {
 	Exec(ctx context.Context, e sandbox.Exec) (sandbox.Result, error)
@@ -59,11 +59,11 @@ func (s *Synced) Finish(ctx context.Context, warn func(format string, args ...an
 	}
 	out, err := s.git(ctx, "status", "--porcelain", "--untracked-files=all")
 	if err != nil {
-		warn("sandbox-sync copy: listing uncommitted changes in the sandbox: %v", err)
+		warn("sync: copy: listing uncommitted changes in the sandbox: %v", err)
 		return
 	}
 	if n := len(strings.FieldsFunc(out, func(c rune) bool { return c == '\n' })); n > 0 {
-		warn("%d file(s) changed in the sandbox were never committed and are not copied back (sandbox-sync copy brings back commits only)", n)
+		warn("%d file(s) changed in the sandbox were never committed and are not copied back (sync: copy brings back commits only)", n)
 	}
 }
 
@@ -77,7 +77,7 @@ func (s *Synced) sync(ctx context.Context) error {
 	tip := s.w.tip()
 	inside, err := s.git(ctx, "rev-parse", "--verify", "--quiet", tip+"^{commit}")
 	if err != nil {
-		return fmt.Errorf("sandbox-sync copy: read %s in the sandbox: %w", tip, err)
+		return fmt.Errorf("sync: copy: read %s in the sandbox: %w", tip, err)
 	}
 	here, err := s.w.Head(ctx)
 	if err != nil {
@@ -87,21 +87,21 @@ func (s *Synced) sync(ctx context.Context) error {
 		return nil
 	}
 	if _, err := s.git(ctx, "merge-base", "--is-ancestor", here, inside); err != nil {
-		return fmt.Errorf("sandbox-sync copy: %s in the sandbox (%.12s) no longer contains %.12s, the host's; only commits added on top of it are copied back", tip, inside, here)
+		return fmt.Errorf("sync: copy: %s in the sandbox (%.12s) no longer contains %.12s, the host's; only commits added on top of it are copied back", tip, inside, here)
 	}
 	if _, err := s.git(ctx, "bundle", "create", bundleInSandbox, tip, "^"+here); err != nil {
-		return fmt.Errorf("sandbox-sync copy: bundle the sandbox's commits: %w", err)
+		return fmt.Errorf("sync: copy: bundle the sandbox's commits: %w", err)
 	}
 	defer s.c.Exec(ctx, sandbox.Exec{Argv: []string{"rm", "-f", bundleInSandbox}})
 
 	// In the repository's git directory, which is ours and writable whatever TMPDIR says.
 	gitDir, err := s.w.wt.CommonDir(ctx)
 	if err != nil {
-		return fmt.Errorf("sandbox-sync copy: %w", err)
+		return fmt.Errorf("sync: copy: %w", err)
 	}
 	f, err := os.CreateTemp(gitDir, "sandcastle-*.bundle")
 	if err != nil {
-		return fmt.Errorf("sandbox-sync copy: %w", err)
+		return fmt.Errorf("sync: copy: %w", err)
 	}
 	defer os.Remove(f.Name())
 	err = s.c.CopyOut(ctx, bundleInSandbox, f)
@@ -109,15 +109,15 @@ func (s *Synced) sync(ctx context.Context) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("sandbox-sync copy: %w", err)
+		return fmt.Errorf("sync: copy: %w", err)
 	}
 	// Fetch into FETCH_HEAD, then fast-forward the checkout: fetch cannot move the branch that
 	// is checked out, and the working tree must follow it.
 	if _, err := s.w.wt.Run(ctx, "fetch", "--no-tags", "--quiet", f.Name(), tip); err != nil {
-		return fmt.Errorf("sandbox-sync copy: fetch the sandbox's commits: %w", err)
+		return fmt.Errorf("sync: copy: fetch the sandbox's commits: %w", err)
 	}
 	if _, err := s.w.wt.Run(ctx, "merge", "--ff-only", "--quiet", inside); err != nil {
-		return fmt.Errorf("sandbox-sync copy: fast-forward %s to the sandbox's %.12s: %w", s.w.Dir, inside, err)
+		return fmt.Errorf("sync: copy: fast-forward %s to the sandbox's %.12s: %w", s.w.Dir, inside, err)
 	}
 	return nil
 }

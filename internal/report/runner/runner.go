@@ -52,6 +52,9 @@ func (r *Reporter) NewLog(file io.Writer) *report.Log { return r.con.NewLog(file
 
 // SetOutputs writes every output of o to GITHUB_OUTPUT; outside Actions it prints them.
 func (r *Reporter) SetOutputs(o report.Outcome) error {
+	if err := o.Status.Check(); err != nil {
+		return fmt.Errorf("set outputs: %w", err)
+	}
 	pairs := o.Pairs()
 	for i, p := range pairs {
 		pairs[i][1] = r.red.Redact(p[1])

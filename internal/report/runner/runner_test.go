@@ -70,7 +70,7 @@ func TestSetOutputsInActions(t *testing.T) {
 	var stdout bytes.Buffer
 	r := New(&stdout, getenv)
 	o := report.Outcome{
-		Status:     "success",
+		Status:     report.StatusComplete,
 		Iterations: []report.Iteration{{Number: 1}, {Number: 2}},
 		Signal:     "<promise>\nCOMPLETE</promise>",
 		Commits:    []gitref.Commit{{SHA: "a1"}, {SHA: "b2"}},
@@ -98,7 +98,7 @@ func TestSetOutputsRedacts(t *testing.T) {
 	getenv, outputFile, _ := actionsEnv(t)
 	r := New(&bytes.Buffer{}, getenv)
 	r.Mask("tok-12345")
-	if err := r.SetOutputs(report.Outcome{Output: &structured.Value{Text: `{"leak":"tok-12345"}`}, Branch: "b-tok-12345"}); err != nil {
+	if err := r.SetOutputs(report.Outcome{Status: report.StatusComplete, Output: &structured.Value{Text: `{"leak":"tok-12345"}`}, Branch: "b-tok-12345"}); err != nil {
 		t.Fatalf("SetOutputs: %v", err)
 	}
 	got := readOutputs(t, outputFile)
@@ -114,11 +114,11 @@ func TestSetOutputsDelimiterInjection(t *testing.T) {
 	getenv, outputFile, _ := actionsEnv(t)
 	r := New(&bytes.Buffer{}, getenv)
 	forged := "x\n_GitHubActionsFileCommandDelimeter_\nstatus<<EOF\nforged\nEOF\nghadelimiter_0123\n"
-	if err := r.SetOutputs(report.Outcome{Status: "success", Output: &structured.Value{Text: forged}}); err != nil {
+	if err := r.SetOutputs(report.Outcome{Status: report.StatusComplete, Output: &structured.Value{Text: forged}}); err != nil {
 		t.Fatalf("SetOutputs: %v", err)
 	}
 	got := readOutputs(t, outputFile)
-	if got["status"] != "success" || got["output"] != forged {
+	if got["status"] != string(report.StatusComplete) || got["output"] != forged {
 		t.Errorf("status = %q, output = %q; want success and the value intact", got["status"], got["output"])
 	}
 	data, _ := os.ReadFile(outputFile)
@@ -146,7 +146,7 @@ func TestSetOutputsFileErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := New(&bytes.Buffer{}, env(map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": tt.file(t)}))
-			err := r.SetOutputs(report.Outcome{Status: "success"})
+			err := r.SetOutputs(report.Outcome{Status: report.StatusComplete})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("SetOutputs error = %v, want one containing %q", err, tt.want)
 			}
@@ -158,11 +158,11 @@ func TestSetOutputsOutsideActions(t *testing.T) {
 	var stdout bytes.Buffer
 	r := New(&stdout, env(map[string]string{"GITHUB_OUTPUT": filepath.Join(t.TempDir(), "out")}))
 	r.Mask("hidden-value")
-	if err := r.SetOutputs(report.Outcome{Status: "success", Commits: []gitref.Commit{{SHA: "abc"}}, SessionID: "hidden-value"}); err != nil {
+	if err := r.SetOutputs(report.Outcome{Status: report.StatusComplete, Commits: []gitref.Commit{{SHA: "abc"}}, SessionID: "hidden-value"}); err != nil {
 		t.Fatalf("SetOutputs: %v", err)
 	}
 	got := stdout.String()
-	for _, want := range []string{"Outputs:\n  status=success\n", "  commits=[\"abc\"]\n", "  commit-count=1\n", "  session-id=***\n", "  cost-usd=\n"} {
+	for _, want := range []string{"Outputs:\n  status=complete\n", "  commits=[\"abc\"]\n", "  commit-count=1\n", "  session-id=***\n", "  cost-usd=\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("stdout does not contain %q:\n%s", want, got)
 		}
@@ -306,11 +306,11 @@ func FuzzSetOutputsValue(f *testing.F) {
 			t.Skip() // the runner's line reading, which readOutputs mimics, treats \r apart
 		}
 		getenv, outputFile, _ := actionsEnv(t)
-		if err := New(&bytes.Buffer{}, getenv).SetOutputs(report.Outcome{Status: "success", Output: &structured.Value{Text: value}, Branch: value}); err != nil {
+		if err := New(&bytes.Buffer{}, getenv).SetOutputs(report.Outcome{Status: report.StatusComplete, Output: &structured.Value{Text: value}, Branch: value}); err != nil {
 			t.Fatalf("SetOutputs: %v", err)
 		}
 		got := readOutputs(t, outputFile)
-		if got["status"] != "success" || got["output"] != value || got["branch"] != value || len(got) != len((report.Outcome{}).Pairs()) {
+		if got["status"] != string(report.StatusComplete) || got["output"] != value || got["branch"] != value || len(got) != len((report.Outcome{}).Pairs()) {
 			t.Errorf("read back status %q, output %q, branch %q, %d outputs; want success, the value twice, %d outputs",
 				got["status"], got["output"], got["branch"], len(got), len((report.Outcome{}).Pairs()))
 		}
