@@ -90,7 +90,7 @@ func InertBut(s string, issue int) string {
 		for _, m := range mentionRE.FindAllStringSubmatchIndex(lines[i], -1) {
 			spans = append(spans, []int{m[2], m[3]})
 		}
-		lines[i] = asCode(lines[i], union(words(lines[i], spans)), tick)
+		lines[i] = asCode(lines[i], keywordsBefore(lines[i], union(words(lines[i], spans))), tick)
 	}
 	return strings.Join(lines, "")
 }
@@ -127,6 +127,37 @@ func words(line string, spans [][]int) [][]int {
 		}
 	}
 	return spans
+}
+
+// keywordBefore is a closing keyword, with its colon, that ends the text before a span: once the
+// span is code, GitHub may read the keyword with what follows the code ("fix 0@0#0" becomes
+// "fix `0@0`#0", which reads as "fix #0").
+var keywordBefore = regexp.MustCompile(`(?i)\b((?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?:\s*:)?)\s*$`)
+
+// keywordsBefore adds to the sorted, disjoint spans of line each closing keyword that stands
+// right before one of them, and the keyword before that one, and so on.
+func keywordsBefore(line string, spans [][]int) [][]int {
+	for added := true; added; {
+		added = false
+		for _, s := range spans {
+			if m := keywordBefore.FindStringSubmatchIndex(line[:s[0]]); m != nil && !covered(spans, m[2]) {
+				spans = union(append(spans, []int{m[2], m[3]}))
+				added = true
+				break
+			}
+		}
+	}
+	return spans
+}
+
+// covered says whether i falls in one of spans.
+func covered(spans [][]int, i int) bool {
+	for _, s := range spans {
+		if s[0] <= i && i < s[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // union sorts spans and joins those that overlap or touch, so that a mention and a closing reference
