@@ -9,7 +9,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/review"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 	"github.com/sandcastle-action/sandcastle/internal/triage"
 )
 
@@ -49,7 +49,7 @@ func (f *fakeOutputs) Unprocessable(error) bool { return false }
 // that read the issues read, for docker), and returns what it did and the outcome.
 func triageRun(t *testing.T, answer, sandbox string, read []int) ([]int, report.Outcome) {
 	t.Helper()
-	r := newRig(t, testkit.Text(`<result>`+answer+`</result> `+signal))
+	r := newRig(t, models.Text(`<result>`+answer+`</result> `+signal))
 	r.withGitHub(labeled("maintainer", "go"))
 	r.plan.Config.Sandbox = sandbox
 	r.plan.Config.GitHub.OutputAction = inputs.OutputActionTriage
