@@ -49,6 +49,12 @@ func (r *RecordingTB) Failed() bool {
 	return len(r.Errors) > 0 || len(r.Fatals) > 0
 }
 
+func (r *RecordingTB) Skipped() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.Skips) > 0
+}
+
 func (r *RecordingTB) Cleanup(f func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

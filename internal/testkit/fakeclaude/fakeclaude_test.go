@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
@@ -126,4 +127,31 @@ func claudeCode(t testing.TB) agent.Provider {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestFakeClaudeUnusedScript: steps left unused fail the test, unless the test skipped (a tool
+// it needs is missing) or failed already.
+func TestFakeClaudeUnusedScript(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name      string
+		end       func(rec *testkit.RecordingTB)
+		wantError bool
+	}{
+		{"passed", func(*testkit.RecordingTB) {}, true},
+		{"skipped", func(rec *testkit.RecordingTB) { rec.Skipf("skipping: not here") }, false},
+		{"failed", func(rec *testkit.RecordingTB) { rec.Errorf("failed") }, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := testkit.NewRecordingTB(t)
+			New(rec, models.Text("never asked"))
+			tt.end(rec)
+			rec.RunCleanups()
+			got := slices.ContainsFunc(rec.Errors, func(e string) bool { return strings.Contains(e, "script not finished") })
+			if got != tt.wantError {
+				t.Errorf("errors = %q, want script not finished: %v", rec.Errors, tt.wantError)
+			}
+		})
+	}
 }

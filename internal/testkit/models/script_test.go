@@ -105,11 +105,13 @@ func TestScriptMisuseFailsTest(t *testing.T) {
 		name      string
 		steps     []Step
 		requests  int
+		skip      bool // the test skips before the stand-in is used (a tool is missing)
 		wantError string
 	}{
-		{"exhausted", []Step{Text("one")}, 2, "script exhausted"},
-		{"unused_steps", []Step{Text("one"), Text("two")}, 1, "script not finished"},
-		{"exact", []Step{Text("one")}, 1, ""},
+		{"exhausted", []Step{Text("one")}, 2, false, "script exhausted"},
+		{"unused_steps", []Step{Text("one"), Text("two")}, 1, false, "script not finished"},
+		{"exact", []Step{Text("one")}, 1, false, ""},
+		{"skipped", []Step{Text("one")}, 0, true, ""},
 	}
 	for _, si := range standIns() {
 		for _, tt := range tests {
@@ -120,6 +122,9 @@ func TestScriptMisuseFailsTest(t *testing.T) {
 				var last []byte
 				for range tt.requests {
 					_, last = post(t, t.Context(), url, fmt.Sprintf(si.body, false))
+				}
+				if tt.skip {
+					rec.Skipf("skipping: not here")
 				}
 				rec.RunCleanups()
 
