@@ -2,8 +2,8 @@
 # Prints the action image's size (to pull, compressed as a registry stores it, and on disk) and,
 # on a warm daemon, the time from starting its container as a runner does to the binary's first
 # line, to the loop's first iteration and to the agent's first line: the image's real claude,
-# with sandbox: none, answering the scripted model server of internal/testkit. The image is built
-# from this checkout by the release's own steps (scripts/release-images.sh action). Needs
+# with sandbox: none, answering the scripted model server of internal/testkit/models. The image is
+# built from this checkout by the release's own steps (scripts/release-images.sh action). Needs
 # scripts/provision-docker.sh and buildx (scripts/install-buildx.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -21,6 +21,9 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/release"
 	"github.com/sandcastle-action/sandcastle/internal/scaffold"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/actkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/githubfake"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // The act tier: the workflows README.md and docs/*.md show and those `sandcastle init` writes, run by
@@ -29,7 +32,7 @@ import (
 // the real claude against the scripted model, GitHub the fake API and the git HTTP remote.
 //
 // The one part that is not real is actions/checkout, which act would fetch from GitHub: a
-// stand-in (testkit.CheckoutStandIn) clones the remote into the workspace as it would.
+// stand-in (actkit.CheckoutStandIn) clones the remote into the workspace as it would.
 
 // actWorkflow is a workflow the project shows, found in README.md or docs/*.md or written by init.
 type actWorkflow struct {
@@ -149,8 +152,8 @@ func actionCheckout(t *testing.T) string {
 	}
 	if ref, ok := strings.CutPrefix(action.Runs.Image, "docker://"); ok {
 		// Nothing is pulled: the image is built by the release's own steps, as it is published.
-		testkit.ReleaseImages(t, filepath.Join("..", ".."), "action")
-		testkit.RequireImage(t, ref)
+		actkit.ReleaseImages(t, filepath.Join("..", ".."), "action")
+		actkit.RequireImage(t, ref)
 	}
 	return root
 }
@@ -161,13 +164,13 @@ type actRun struct {
 	label   string // the label the workflow's job asks for, if any
 	head    string // the head of pull request 5, once opened
 	comment int64  // the comment that asks for the run, if any
-	api     *testkit.GitHub
+	api     *githubfake.GitHub
 	git     *testkit.GitServer
 	remote  string // the bare repository behind the remote
 	dir     string // the repository act runs for
 	e       env
 	cfg     inputs.Config
-	model   *testkit.Anthropic
+	model   *models.Anthropic
 }
 
 // scenario is what starts a workflow under act and what must come of it.
@@ -178,7 +181,7 @@ type scenario struct {
 	payload func(r *actRun) map[string]any
 	// steps are the agent's; check what the run must have done, given its outputs as a later
 	// step read them.
-	steps func(r *actRun) []testkit.Step
+	steps func(r *actRun) []models.Step
 	check func(t *testing.T, r *actRun, outputs map[string]string)
 }
 
@@ -203,8 +206,8 @@ var scenarios = map[string]scenario{
 			r.api.SetPermission("maintainer", "write")
 			r.api.SetLabels(42, r.label)
 		},
-		steps: func(r *actRun) []testkit.Step {
-			return []testkit.Step{commitBash("agent.txt", "from act", "Note the issue"), testkit.Text(finalText(r.cfg, `{"summary": "Noted the issue in agent.txt"}`))}
+		steps: func(r *actRun) []models.Step {
+			return []models.Step{commitBash("agent.txt", "from act", "Note the issue"), models.Text(finalText(r.cfg, `{"summary": "Noted the issue in agent.txt"}`))}
 		},
 		check: func(t *testing.T, r *actRun, out map[string]string) {
 			branch := out["branch"]
@@ -250,8 +253,8 @@ var scenarios = map[string]scenario{
 				"repository": repositoryPayload(),
 			}
 		},
-		steps: func(r *actRun) []testkit.Step {
-			return []testkit.Step{commitBash("agent.txt", "from act", "Note the request"), testkit.Text(finalText(r.cfg, `{"summary": "Noted it"}`))}
+		steps: func(r *actRun) []models.Step {
+			return []models.Step{commitBash("agent.txt", "from act", "Note the request"), models.Text(finalText(r.cfg, `{"summary": "Noted it"}`))}
 		},
 		check: func(t *testing.T, r *actRun, out map[string]string) {
 			if out["status"] != "complete" || out["pushed"] != "true" || out["commit-count"] != "1" {
@@ -280,8 +283,8 @@ var scenarios = map[string]scenario{
 				"repository": repositoryPayload(),
 			}
 		},
-		steps: func(r *actRun) []testkit.Step {
-			return []testkit.Step{testkit.Text(finalText(r.cfg, `{"summary": "One remark.", "comments": [{"path": "main.go", "line": 2, "body": "Name this constant."}]}`))}
+		steps: func(r *actRun) []models.Step {
+			return []models.Step{models.Text(finalText(r.cfg, `{"summary": "One remark.", "comments": [{"path": "main.go", "line": 2, "body": "Name this constant."}]}`))}
 		},
 		check: func(t *testing.T, r *actRun, out map[string]string) {
 			reviews := r.api.Reviews(5)
@@ -298,10 +301,10 @@ var scenarios = map[string]scenario{
 			return map[string]any{"schedule": "17 6 * * *", "repository": repositoryPayload()}
 		},
 		prepare: func(t *testing.T, r *actRun) {
-			r.api.AddIssue(testkit.FakeIssue{Number: 1, Title: "Crash on start", Body: "It crashes."})
+			r.api.AddIssue(githubfake.Issue{Number: 1, Title: "Crash on start", Body: "It crashes."})
 		},
-		steps: func(r *actRun) []testkit.Step {
-			return []testkit.Step{testkit.Text(finalText(r.cfg, `{"issues": [{"issue": 1, "add_labels": ["bug"], "comment": "Thanks; which version?"}]}`))}
+		steps: func(r *actRun) []models.Step {
+			return []models.Step{models.Text(finalText(r.cfg, `{"issues": [{"issue": 1, "add_labels": ["bug"], "comment": "Thanks; which version?"}]}`))}
 		},
 		check: func(t *testing.T, r *actRun, out map[string]string) {
 			if out["status"] != "complete" || strings.HasPrefix(out["actions"], `{"applied":[]`) || !slices.Contains(r.api.Labels(1), "bug") || len(r.api.Comments(1)) != 1 {
@@ -334,8 +337,8 @@ func openFeaturePR(t *testing.T, r *actRun) {
 	gitRun(t, r.e, r.dir, "checkout", "-q", "main")
 	owner, _, _ := strings.Cut(ghRepo, "/")
 	r.api.SetPermission("maintainer", "write")
-	pr := r.api.AddPR(testkit.FakePR{Number: 5, Head: owner + ":feature", Base: "main", Title: "Add main", Body: "Adds main.go", HeadSHA: r.head})
-	r.api.SetFiles(pr.Number, testkit.FakeFile{Name: "main.go", Patch: "@@ -0,0 +1,2 @@\n+package main\n+const x = 1"})
+	pr := r.api.AddPR(githubfake.PR{Number: 5, Head: owner + ":feature", Base: "main", Title: "Add main", Body: "Adds main.go", HeadSHA: r.head})
+	r.api.SetFiles(pr.Number, githubfake.File{Name: "main.go", Patch: "@@ -0,0 +1,2 @@\n+package main\n+const x = 1"})
 }
 
 // finalText is the agent's last message: result in the output tag when there is one, and the
@@ -368,7 +371,7 @@ run: printf 'sandcastle-outputs %%s\n' "$(printf '%%s' "$OUTPUTS" | tr -d '\n')"
 		t.Fatalf("%s: the act tier has no scenario for its first trigger, %s", w.name, on[0])
 	}
 
-	r := &actRun{git: testkit.NewGitServer(t, ghToken, ""), api: testkit.NewGitHub(t, ghToken, ghRepo), e: hermeticEnv(t)}
+	r := &actRun{git: testkit.NewGitServer(t, ghToken, ""), api: githubfake.NewGitHub(t, ghToken, ghRepo), e: hermeticEnv(t)}
 	files := map[string]string{"README.md": "# widgets\n", ".github/workflows/agent.yml": wf.String(t)}
 	maps.Copy(files, w.files)
 	with := step.with()
@@ -389,23 +392,23 @@ run: printf 'sandcastle-outputs %%s\n' "$(printf '%%s' "$OUTPUTS" | tr -d '\n')"
 		t.Fatal(err)
 	}
 	r.cfg = stepConfig(t, with, r.dir, sc.event, payload)
-	r.model = testkit.NewAnthropic(t, sc.steps(r)...)
+	r.model = models.NewAnthropic(t, sc.steps(r)...)
 	if sandbox == "docker" {
 		sandboxImages(t, r.cfg)
 	}
 
-	act := testkit.NewAct(t, r.dir)
+	act := actkit.New(t, r.dir)
 	act.Actions[scaffold.ActionRef()] = root
-	act.Actions[scaffold.CheckoutRef] = testkit.CheckoutStandIn(t)
+	act.Actions[scaffold.CheckoutRef] = actkit.CheckoutStandIn(t)
 	act.Env = map[string]string{
 		"GITHUB_REPOSITORY":  ghRepo,
 		"GITHUB_SERVER_URL":  r.git.URL,
 		"GITHUB_API_URL":     r.api.APIURL,
 		"GITHUB_GRAPHQL_URL": r.api.GraphQLURL,
 		// The sandbox is on Docker's default bridge: no 127.0.0.1 of this machine there.
-		"ANTHROPIC_BASE_URL": testkit.ForContainers(t, r.model.URL()),
+		"ANTHROPIC_BASE_URL": actkit.ForContainers(t, r.model.URL()),
 	}
-	act.Secrets = map[string]string{"GITHUB_TOKEN": ghToken, "ANTHROPIC_API_KEY": testkit.FakeAPIKey}
+	act.Secrets = map[string]string{"GITHUB_TOKEN": ghToken, "ANTHROPIC_API_KEY": models.FakeAPIKey}
 	run := act.Run(t.Context(), filepath.Join(r.dir, ".github", "workflows", "agent.yml"), sc.event, payload)
 	t.Logf("act run of %s (%s) with sandbox %s: %s", w.name, sc.event, sandbox, run.Duration.Round(100*time.Millisecond))
 	if run.Err != nil {
@@ -440,7 +443,7 @@ func sandboxImages(t *testing.T, cfg inputs.Config) {
 	for _, image := range needs {
 		for _, agent := range scaffold.Agents() {
 			if image == release.SandboxImage(agent) {
-				testkit.ReleaseImages(t, filepath.Join("..", ".."), "sandbox-"+agent)
+				actkit.ReleaseImages(t, filepath.Join("..", ".."), "sandbox-"+agent)
 			}
 		}
 	}
@@ -485,7 +488,7 @@ func stepConfig(t *testing.T, with map[string]string, dir, name string, payload 
 }
 
 // printedOutputs are the action's outputs as the step runShown appends printed them.
-func printedOutputs(t *testing.T, run testkit.ActRun) map[string]string {
+func printedOutputs(t *testing.T, run actkit.Result) map[string]string {
 	t.Helper()
 	for _, line := range run.Printed() {
 		if js, ok := strings.CutPrefix(line, "sandcastle-outputs "); ok {
@@ -500,7 +503,7 @@ func printedOutputs(t *testing.T, run testkit.ActRun) map[string]string {
 	return nil
 }
 
-func printed(run testkit.ActRun, want string) bool {
+func printed(run actkit.Result, want string) bool {
 	for _, line := range run.Printed() {
 		if line == want {
 			return true

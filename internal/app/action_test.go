@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/launch"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/actkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // goImage is the Dockerfile's build stage base, which scripts/provision-docker.sh provides from
@@ -20,7 +21,7 @@ const goImage = "golang:1.26-bookworm"
 // /github/workspace, INPUT_* variables, a GITHUB_OUTPUT file and the Docker socket. The sandbox
 // is then a sibling container, bound to the workspace's host path found through our own mounts.
 func TestActionContainerStartsSiblingSandbox(t *testing.T) {
-	a := newDockerAction(t, commitBash("notes.txt", "from a sibling", "Sibling commit"), testkit.Text("Done. "+signal))
+	a := newDockerAction(t, commitBash("notes.txt", "from a sibling", "Sibling commit"), models.Text("Done. "+signal))
 	image := buildActionImage(t)
 	files := t.TempDir()
 	writeFile(t, filepath.Join(files, "output"), "")
@@ -58,7 +59,7 @@ func TestActionContainerStartsSiblingSandbox(t *testing.T) {
 // all the same, copies the repository into the sandbox (docker sync: auto), runs the agent as
 // launch.AgentUID and brings its commit back.
 func TestActionContainerCopiedWorkspace(t *testing.T) {
-	a := newDockerAction(t, commitBash("notes.txt", "copied in", "Commit from a copy"), testkit.Bash(`echo "agent-uid=$(id -u)"`), testkit.Text("Done. "+signal))
+	a := newDockerAction(t, commitBash("notes.txt", "copied in", "Commit from a copy"), models.Bash(`echo "agent-uid=$(id -u)"`), models.Text("Done. "+signal))
 	image := buildActionImage(t)
 	chownTree(t, a.dir, 0)
 	a.input("prompt", "Add a note, commit, then print "+signal)
@@ -97,8 +98,8 @@ func TestActionContainerCopiedWorkspace(t *testing.T) {
 // download, apt-get, npm install); later ones reuse the engine's cache.
 func buildActionImage(t *testing.T) string {
 	t.Helper()
-	testkit.RequireImage(t, goImage)
-	testkit.RequireImage(t, testkit.BaseImage)
+	actkit.RequireImage(t, goImage)
+	actkit.RequireImage(t, actkit.BaseImage)
 	const image = "sandcastle-test:action"
 	if out, err := exec.Command("docker", "build", "-q", "-t", image, "../..").CombinedOutput(); err != nil {
 		t.Fatalf("docker build of the repository's Dockerfile: %v\n%s", err, out)

@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/launch"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/actkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // The real codex, pi, opencode and copilot CLIs, each run by the action in its Docker sandbox
@@ -25,7 +26,7 @@ type agentRun struct {
 	store   string
 	// requests are the model's main requests; with session, the script ends with a third step
 	// that answers the resumed run.
-	requests func() []testkit.Request
+	requests func() []models.Request
 }
 
 func (r agentRun) check(t *testing.T) {
@@ -43,7 +44,7 @@ func (r agentRun) check(t *testing.T) {
 	if got := a.git("log", "-1", "--format=%s", "agent/work"); got != "Add a note" {
 		t.Errorf("agent/work tip = %q, want the agent's commit", got)
 	}
-	if u := readUsage(t, out); !r.noUsage && (u.Input != testkit.InputTokensPerReply*2 || u.Output != testkit.OutputTokensPerReply*2) {
+	if u := readUsage(t, out); !r.noUsage && (u.Input != models.InputTokensPerReply*2 || u.Output != models.OutputTokensPerReply*2) {
 		t.Errorf("usage output %s; want two replies' worth of input and output tokens", out["usage"])
 	}
 	log := readFile(t, out["log-file"])
@@ -86,26 +87,26 @@ func (r agentRun) checkResume(t *testing.T, id string) {
 
 // newAgentAction is an action running agent in the agents test image against the scripted
 // Anthropic API.
-func newAgentAction(t *testing.T, agent string, steps ...testkit.Step) *action {
+func newAgentAction(t *testing.T, agent string, steps ...models.Step) *action {
 	t.Helper()
-	testkit.RequireImage(t, testkit.AgentsImage)
+	actkit.RequireImage(t, actkit.AgentsImage)
 	a := newDockerAction(t, steps...)
-	a.input("image", testkit.AgentsImage)
+	a.input("image", actkit.AgentsImage)
 	a.input("agent", agent)
 	return a
 }
 
 func TestDockerPiCommitsAndResumes(t *testing.T) {
-	a := newAgentAction(t, "pi", commitBash("notes.txt", "from pi", "Add a note"), testkit.Text("Done. "+signal), testkit.Text("notes.txt. "+signal))
-	models := fmt.Sprintf(`{"providers":{"anthropic":{"baseUrl":%q}}}`, a.model.URL())
-	a.key("hooks", "sandbox-ready", "mkdir -p ~/.pi/agent && printf '%s' '"+models+"' > ~/.pi/agent/models.json")
+	a := newAgentAction(t, "pi", commitBash("notes.txt", "from pi", "Add a note"), models.Text("Done. "+signal), models.Text("notes.txt. "+signal))
+	piModels := fmt.Sprintf(`{"providers":{"anthropic":{"baseUrl":%q}}}`, a.model.URL())
+	a.key("hooks", "sandbox-ready", "mkdir -p ~/.pi/agent && printf '%s' '"+piModels+"' > ~/.pi/agent/models.json")
 	a.env["PI_OFFLINE"] = "1"
 	a.input("env", a.env["INPUT_ENV"]+"\nPI_OFFLINE")
 	agentRun{a: a, session: true, store: ".pi/agent/sessions", requests: a.model.Requests}.check(t)
 }
 
 func TestDockerOpenCodeCommits(t *testing.T) {
-	a := newAgentAction(t, "opencode", commitBash("notes.txt", "from opencode", "Add a note"), testkit.Text("Done. "+signal))
+	a := newAgentAction(t, "opencode", commitBash("notes.txt", "from opencode", "Add a note"), models.Text("Done. "+signal))
 	a.env["OPENCODE_CONFIG_CONTENT"] = fmt.Sprintf(`{"autoupdate":false,"share":"disabled","provider":{"scripted":{"npm":"@ai-sdk/anthropic","options":{"baseURL":%q,"apiKey":"{env:ANTHROPIC_API_KEY}"},"models":{"claude-sonnet-4-6":{}}}}}`, a.model.URL()+"/v1")
 	for _, k := range []string{"OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_MODELS_FETCH", "OPENCODE_DISABLE_SHARE"} {
 		a.env[k] = "1"
@@ -116,11 +117,11 @@ func TestDockerOpenCodeCommits(t *testing.T) {
 }
 
 func TestDockerCopilotCommits(t *testing.T) {
-	a := newAgentAction(t, "copilot", commitBash("notes.txt", "from copilot", "Add a note"), testkit.Text("Done. "+signal))
+	a := newAgentAction(t, "copilot", commitBash("notes.txt", "from copilot", "Add a note"), models.Text("Done. "+signal))
 	// Copilot's own provider settings (BYOK): no GitHub login, no network but the model.
 	a.env["COPILOT_PROVIDER_BASE_URL"] = a.model.URL()
 	a.env["COPILOT_PROVIDER_TYPE"] = "anthropic"
-	a.env["COPILOT_PROVIDER_API_KEY"] = testkit.FakeAPIKey
+	a.env["COPILOT_PROVIDER_API_KEY"] = models.FakeAPIKey
 	a.env["COPILOT_OFFLINE"] = "true"
 	a.env["COPILOT_AUTO_UPDATE"] = "false"
 	a.input("env", a.env["INPUT_ENV"]+"\nCOPILOT_OFFLINE\nCOPILOT_AUTO_UPDATE")
@@ -129,7 +130,7 @@ func TestDockerCopilotCommits(t *testing.T) {
 
 func TestDockerCodexCommitsAndResumes(t *testing.T) {
 	a := newAgentAction(t, "codex")
-	model := testkit.NewOpenAI(t, commitBash("notes.txt", "from codex", "Add a note"), testkit.Text("Done. "+signal), testkit.Text("notes.txt. "+signal))
+	model := models.NewOpenAI(t, commitBash("notes.txt", "from codex", "Add a note"), models.Text("Done. "+signal), models.Text("notes.txt. "+signal))
 	for k, v := range model.Env(launch.SandboxHome) {
 		if k != "HOME" && k != "CODEX_HOME" {
 			a.env[k] = v

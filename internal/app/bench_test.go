@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/actkit"
 )
 
 // trivialAgent is a claude stand-in that prints a short stream and exits, so that what is timed
@@ -101,8 +102,8 @@ date +%s%N >> .bench-times
 // trivial agent, the time from the start of Main to the agent's start, and from the agent's
 // exit to Main's return (outputs written, container removed). scripts/bench-docker.sh prints it.
 func BenchmarkDockerRun(b *testing.B) {
-	testkit.RequireDocker(b)
-	testkit.RequireImage(b, testkit.BaseImage)
+	actkit.RequireDocker(b)
+	actkit.RequireImage(b, actkit.BaseImage)
 	if os.Geteuid() != 0 {
 		b.Skip("needs root to give the checkout to another user")
 	}
@@ -111,7 +112,7 @@ func BenchmarkDockerRun(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(build, "claude"), []byte(timedAgent), 0o755); err != nil {
 		b.Fatal(err)
 	}
-	dockerfile := "FROM " + testkit.BaseImage + "\nCOPY claude /usr/local/bin/claude\n"
+	dockerfile := "FROM " + actkit.BaseImage + "\nCOPY claude /usr/local/bin/claude\n"
 	if err := os.WriteFile(filepath.Join(build, "Dockerfile"), []byte(dockerfile), 0o644); err != nil {
 		b.Fatal(err)
 	}

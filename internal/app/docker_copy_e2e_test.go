@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // TestDockerCopySyncHead runs the real claude in a container that has the repository copied in
@@ -14,8 +14,8 @@ import (
 func TestDockerCopySyncHead(t *testing.T) {
 	a := newDockerAction(t,
 		commitBash("notes.txt", "from the container", "Add a note"),
-		testkit.Bash("echo scratch > scratch.txt"),
-		testkit.Text("Done. "+signal),
+		models.Bash("echo scratch > scratch.txt"),
+		models.Text("Done. "+signal),
 	)
 	a.input("prompt", "Add a note, commit, then print "+signal)
 	a.key("docker", "sync", "copy")
@@ -48,9 +48,9 @@ func TestDockerCopySyncHead(t *testing.T) {
 func TestDockerCopySyncWorktree(t *testing.T) {
 	a := newDockerAction(t,
 		commitBash("notes.txt", "first", "First note"),
-		testkit.Text("Did step one, more to do."),
+		models.Text("Did step one, more to do."),
 		commitBash("notes.txt", "second", "Second note"),
-		testkit.Text("Done. "+signal),
+		models.Text("Done. "+signal),
 	)
 	a.input("prompt", "Add notes, one per run, then print "+signal)
 	a.key("docker", "sync", "copy")

@@ -15,6 +15,8 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/launch"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/actkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // workspaceUID is the owner of the checkout in these tests, as the runner's user owns it on
@@ -23,10 +25,10 @@ const workspaceUID = 1001
 
 // newDockerAction is an Action run whose agent runs in a container of the test image that has
 // the real claude, on the host network so that it reaches the scripted model on loopback.
-func newDockerAction(t *testing.T, steps ...testkit.Step) *action {
+func newDockerAction(t *testing.T, steps ...models.Step) *action {
 	t.Helper()
-	testkit.RequireDocker(t)
-	testkit.RequireImage(t, testkit.ClaudeImage)
+	actkit.RequireDocker(t)
+	actkit.RequireImage(t, actkit.ClaudeImage)
 	testkit.RequireRoot(t, "giving the checkout to another user, as the runner does,")
 	a := newAction(t, steps...)
 	for k, v := range a.model.Env(launch.SandboxHome) {
@@ -35,7 +37,7 @@ func newDockerAction(t *testing.T, steps ...testkit.Step) *action {
 		}
 	}
 	a.input("sandbox", "docker")
-	a.input("image", testkit.ClaudeImage)
+	a.input("image", actkit.ClaudeImage)
 	a.key("docker", "build-image", "never")
 	a.key("docker", "network", "host")
 	chownTree(t, a.dir, workspaceUID)
@@ -79,8 +81,8 @@ func containersOf(t *testing.T, dir string) string {
 func TestDockerClaudeCommitsInContainer(t *testing.T) {
 	a := newDockerAction(t,
 		commitBash("notes.txt", "from the container", "Add a note"),
-		testkit.Bash("id -u > uid.txt; (grep -c CapEff /proc/self/status; grep CapEff /proc/self/status; grep NoNewPrivs /proc/self/status; env | grep -c GITHUB_TOKEN; test -S /var/run/docker.sock && echo socket || echo nosocket) >> uid.txt"),
-		testkit.Text("Done. "+signal),
+		models.Bash("id -u > uid.txt; (grep -c CapEff /proc/self/status; grep CapEff /proc/self/status; grep NoNewPrivs /proc/self/status; env | grep -c GITHUB_TOKEN; test -S /var/run/docker.sock && echo socket || echo nosocket) >> uid.txt"),
+		models.Text("Done. "+signal),
 	)
 	a.env["GITHUB_TOKEN"] = "ghs_never_in_the_sandbox"
 	a.input("push", "none") // origin is a local path, which the token is never sent to
@@ -121,7 +123,7 @@ func TestDockerClaudeCommitsInContainer(t *testing.T) {
 // one, the agent runs as launch.AgentUID, never root, and commits there; afterwards every file
 // is root's again, and the git directory's custody saw no change of owner.
 func TestDockerRootOwnedCheckout(t *testing.T) {
-	a := newDockerAction(t, commitBash("notes.txt", "from uid 1000", "Add a note"), testkit.Bash("id -u > uid.txt"), testkit.Text("Done. "+signal))
+	a := newDockerAction(t, commitBash("notes.txt", "from uid 1000", "Add a note"), models.Bash("id -u > uid.txt"), models.Text("Done. "+signal))
 	chownTree(t, a.dir, 0)
 	a.input("push", "none")
 	a.input("prompt", "Add a note, commit, then print "+signal)
@@ -153,7 +155,7 @@ func TestDockerRootOwnedCheckout(t *testing.T) {
 func TestDockerSIGTERMRemovesContainer(t *testing.T) {
 	for _, sync := range []string{"mount", "copy"} {
 		t.Run(sync, func(t *testing.T) {
-			a := newDockerAction(t, commitBash("a.txt", "a", "Before the cancel"), testkit.Hang())
+			a := newDockerAction(t, commitBash("a.txt", "a", "Before the cancel"), models.Hang())
 			a.input("prompt", "Work until cancelled.")
 			a.input("branch-strategy", "merge-to-head")
 			a.key("docker", "sync", sync)
@@ -208,7 +210,7 @@ func startBinary(t *testing.T, a *action) (*exec.Cmd, *testkit.SyncBuffer) {
 // TestDockerSweepsContainerOfKilledRun kills sandcastle with SIGKILL, which leaves its container
 // running; the next run on the repository removes it before starting its own.
 func TestDockerSweepsContainerOfKilledRun(t *testing.T) {
-	a := newDockerAction(t, testkit.Hang(), testkit.Text("Second run done. "+signal))
+	a := newDockerAction(t, models.Hang(), models.Text("Second run done. "+signal))
 	a.input("prompt", "Work.")
 	cmd, _ := startBinary(t, a)
 	if err := a.model.WaitRequests(t.Context(), 1); err != nil {
@@ -251,8 +253,8 @@ func imageOf(t *testing.T, name string) string {
 func TestInitThenRunBuildsSandboxImage(t *testing.T) {
 	a := newDockerAction(t,
 		commitBash("notes.txt", "from the scaffolded image", "Note from the scaffolded image"),
-		testkit.Text("Done. "+signal),
-		testkit.Text("Nothing left. "+signal),
+		models.Text("Done. "+signal),
+		models.Text("Nothing left. "+signal),
 	)
 	publishedSandbox(t)
 	if inv := runMain(t, a.env, a.dir, "init"); inv.code != 0 {

@@ -14,6 +14,8 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/fakeclaude"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -28,19 +30,19 @@ type action struct {
 	t       *testing.T
 	env     env
 	dir     string
-	model   *testkit.Anthropic  // the real claude's model; nil with the fake claude
-	claude  *testkit.FakeClaude // nil with the real claude
+	model   *models.Anthropic  // the real claude's model; nil with the fake claude
+	claude  *fakeclaude.Claude // nil with the real claude
 	outputs string
 	summary string
 	home    string
 }
 
-func newAction(t *testing.T, steps ...testkit.Step) *action {
+func newAction(t *testing.T, steps ...models.Step) *action {
 	t.Helper()
 	claude := testkit.RequireBinary(t, "claude")
 	e := hermeticEnv(t)
 	e["PATH"] = filepath.Dir(claude) + string(os.PathListSeparator) + os.Getenv("PATH")
-	a := &action{t: t, env: e, dir: newRepo(t, e), model: testkit.NewAnthropic(t, steps...)}
+	a := &action{t: t, env: e, dir: newRepo(t, e), model: models.NewAnthropic(t, steps...)}
 	a.home = t.TempDir()
 	for k, v := range a.model.Env(a.home) {
 		e[k] = v
@@ -51,10 +53,10 @@ func newAction(t *testing.T, steps ...testkit.Step) *action {
 
 // newFakeAction is newAction with testkit's fake claude, which the steps script directly: no
 // npm, no model server.
-func newFakeAction(t *testing.T, steps ...testkit.Step) *action {
+func newFakeAction(t *testing.T, steps ...models.Step) *action {
 	t.Helper()
 	e := hermeticEnv(t)
-	a := &action{t: t, env: e, dir: newRepo(t, e), claude: testkit.NewFakeClaude(t, steps...), home: e["HOME"]}
+	a := &action{t: t, env: e, dir: newRepo(t, e), claude: fakeclaude.New(t, steps...), home: e["HOME"]}
 	e["PATH"] = a.claude.Dir() + string(os.PathListSeparator) + e["PATH"]
 	a.asRunner()
 	return a
@@ -195,8 +197,8 @@ func (a *action) git(args ...string) string {
 }
 
 // commitBash is a Bash step that edits a file and commits it.
-func commitBash(file, line, msg string) testkit.Step {
-	return testkit.Bash("echo '" + line + "' >> " + file + " && git add " + file + " && git commit -qm '" + msg + "'")
+func commitBash(file, line, msg string) models.Step {
+	return models.Bash("echo '" + line + "' >> " + file + " && git add " + file + " && git commit -qm '" + msg + "'")
 }
 
 func commitList(t *testing.T, js string) []string {
@@ -230,7 +232,7 @@ func TestClaudeEditsCommitsAndSignals(t *testing.T) {
 	t.Parallel()
 	a := newAction(t,
 		commitBash("notes.txt", "hello from the agent", "Add a note"),
-		testkit.Text("I added the note. The key was "+testkit.FakeAPIKey+". "+signal),
+		models.Text("I added the note. The key was "+models.FakeAPIKey+". "+signal),
 	)
 	base := a.git("rev-parse", "HEAD")
 	gitConfig := readFile(t, filepath.Join(a.dir, ".git", "config"))
@@ -273,8 +275,8 @@ func TestClaudeEditsCommitsAndSignals(t *testing.T) {
 			t.Errorf("job summary lacks %q:\n%s", want, summary)
 		}
 	}
-	jobLog := strings.ReplaceAll(inv.stdout, "::add-mask::"+testkit.FakeAPIKey+"\n", "") // the runner must learn the secret
-	if strings.Contains(log+jobLog+readFile(t, a.summary)+readFile(t, a.outputs), testkit.FakeAPIKey) {
+	jobLog := strings.ReplaceAll(inv.stdout, "::add-mask::"+models.FakeAPIKey+"\n", "") // the runner must learn the secret
+	if strings.Contains(log+jobLog+readFile(t, a.summary)+readFile(t, a.outputs), models.FakeAPIKey) {
 		t.Error("the API key reached the log, the job log, the summary or the outputs unmasked")
 	}
 	if got := readFile(t, filepath.Join(a.dir, ".git", "config")); got != gitConfig {
@@ -293,8 +295,8 @@ func TestClaudeHeadRunsOneAtATime(t *testing.T) {
 	release := filepath.Join(t.TempDir(), "release")
 	a := newAction(t,
 		commitBash("a.txt", "from the first run", "Work of the first run"),
-		testkit.Bash("while [ ! -e "+release+" ]; do sleep 0.1; done"),
-		testkit.Text("Done. "+signal),
+		models.Bash("while [ ! -e "+release+" ]; do sleep 0.1; done"),
+		models.Text("Done. "+signal),
 	)
 	a.input("prompt", "Work in the checkout.")
 	b := newAction(t) // its agent must never start: any request to its model fails the test
@@ -331,10 +333,10 @@ func TestClaudeRunsOutOfIterations(t *testing.T) {
 	t.Parallel()
 	a := newAction(t,
 		commitBash("a.txt", "one", "First step"),
-		testkit.Text("Did step one, more to do."),
+		models.Text("Did step one, more to do."),
 		commitBash("b.txt", "two", "Second step"),
-		testkit.Text("Did step two, more to do."),
-		testkit.Text("Looked around, nothing changed."),
+		models.Text("Did step two, more to do."),
+		models.Text("Looked around, nothing changed."),
 	)
 	a.input("prompt", "Work through the plan one step per run.")
 	a.input("max-iterations", "3")
@@ -362,7 +364,7 @@ const schema = `{"type":"object","required":["summary","score"],"properties":{"s
 
 func TestClaudeStructuredOutput(t *testing.T) {
 	t.Parallel()
-	a := newAction(t, testkit.Text("Here it is:\n<result>\n```json\n{\"summary\": \"all good\", \"score\": 7}\n```\n</result>\n"+signal))
+	a := newAction(t, models.Text("Here it is:\n<result>\n```json\n{\"summary\": \"all good\", \"score\": 7}\n```\n</result>\n"+signal))
 	a.input("prompt", "Review the repo and answer inside <result> tags as JSON.")
 	a.input("output-tag", "result")
 	a.input("output-schema", schema)
@@ -385,11 +387,11 @@ func TestClaudeStructuredOutputRetryResumesSession(t *testing.T) {
 
 // checkRetryResumesSession runs a structured-output retry with the action newAction makes: the
 // retry resumes the session, so the model sees the first answer and the problem with it.
-func checkRetryResumesSession(t *testing.T, newAction func(*testing.T, ...testkit.Step) *action) {
+func checkRetryResumesSession(t *testing.T, newAction func(*testing.T, ...models.Step) *action) {
 	t.Helper()
 	a := newAction(t,
-		testkit.Text(`<result>{"summary": "all good", "score": "high"}</result>`),
-		testkit.Text(`<result>{"summary": "all good", "score": 9}</result>`),
+		models.Text(`<result>{"summary": "all good", "score": "high"}</result>`),
+		models.Text(`<result>{"summary": "all good", "score": 9}</result>`),
 	)
 	a.input("prompt", "Review the repo and answer inside <result> tags as JSON. Remember the word PELICAN.")
 	a.input("output-tag", "result")
@@ -419,7 +421,7 @@ func checkRetryResumesSession(t *testing.T, newAction func(*testing.T, ...testki
 
 func TestClaudeStructuredOutputMissing(t *testing.T) {
 	t.Parallel()
-	a := newAction(t, commitBash("x.txt", "x", "Work"), testkit.Text("I forgot the tag. "+signal))
+	a := newAction(t, commitBash("x.txt", "x", "Work"), models.Text("I forgot the tag. "+signal))
 	a.input("prompt", "Answer inside <result> tags.")
 	a.input("output-tag", "result")
 	inv, out := a.runWant(1)
@@ -436,7 +438,7 @@ func TestClaudeStructuredOutputMissing(t *testing.T) {
 
 func TestClaudeIdleTimeoutKillsAgent(t *testing.T) {
 	t.Parallel()
-	a := newAction(t, commitBash("x.txt", "x", "Work"), testkit.Hang())
+	a := newAction(t, commitBash("x.txt", "x", "Work"), models.Hang())
 	a.input("prompt", "Work, then think forever.")
 	a.key("timeouts", "idle-seconds", "10") // long enough for claude to start on a loaded machine
 	inv, out := a.runWant(1)
@@ -453,7 +455,7 @@ func TestClaudeIdleTimeoutKillsAgent(t *testing.T) {
 
 func TestClaudeSignalThenHangCompletesAfterGrace(t *testing.T) {
 	t.Parallel()
-	a := newAction(t, commitBash("x.txt", "x", "Work"), testkit.TextThenHang("All done. "+signal))
+	a := newAction(t, commitBash("x.txt", "x", "Work"), models.TextThenHang("All done. "+signal))
 	a.input("prompt", "Work, then say you are done.")
 	a.key("timeouts", "completion-seconds", "1")
 	a.input("max-iterations", "2")
@@ -473,11 +475,11 @@ func TestClaudeAPIError(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		step testkit.Step
+		step models.Step
 		want string
 	}{
-		{"unauthorized", testkit.Error(401, "invalid x-api-key"), "Invalid API key"},
-		{"server_error", testkit.Error(500, "scripted outage"), "scripted outage"},
+		{"unauthorized", models.Error(401, "invalid x-api-key"), "Invalid API key"},
+		{"server_error", models.Error(500, "scripted outage"), "scripted outage"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -528,8 +530,8 @@ func TestClaudeCancelledKeepsWork(t *testing.T) {
 	t.Parallel()
 	a := newAction(t,
 		commitBash("done.txt", "finished part", "Finish part one"),
-		testkit.Bash("echo 'half done' > wip.txt"),
-		testkit.Hang(),
+		models.Bash("echo 'half done' > wip.txt"),
+		models.Hang(),
 	)
 	a.input("prompt", "Do the work.")
 	a.input("branch-strategy", "branch")
@@ -568,7 +570,7 @@ func TestClaudeMergeToHead(t *testing.T) {
 	t.Parallel()
 	a := newAction(t,
 		commitBash("agent.txt", "from the agent", "Agent change"),
-		testkit.Text("Merged work ready. "+signal),
+		models.Text("Merged work ready. "+signal),
 	)
 	writeFile(t, filepath.Join(a.dir, ".sandcastle", "prompt.md"),
 		"Work on {{SOURCE_BRANCH}} for {{TARGET_BRANCH}} (issue {{ISSUE}}).\nCurrent branch: !`git rev-parse --abbrev-ref HEAD`\n")

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // plantedHooks are the hooks the agent plants, in .git/hooks and in a core.hooksPath of its own.
@@ -153,7 +153,7 @@ func TestDockerAgentCannotPlantInGit(t *testing.T) {
 			t.Run(sync+"_"+strategy, func(t *testing.T) {
 				markers := t.TempDir()
 				mounted := sync == "mount"
-				a := newDockerAction(t, testkit.Bash(plantScript(markers, mounted)), testkit.Text("Planted. "+signal))
+				a := newDockerAction(t, models.Bash(plantScript(markers, mounted)), models.Text("Planted. "+signal))
 				a.input("prompt", "Do what the issue says, then print "+signal)
 				a.key("docker", "sync", sync)
 				a.input("branch-strategy", strategy)

@@ -17,6 +17,8 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/report/runner"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/githubfake"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // The GitHub side end to end: Main with the real claude, a real git smart-HTTP remote that
@@ -31,7 +33,7 @@ const (
 type github struct {
 	a      *action
 	git    *testkit.GitServer
-	api    *testkit.GitHub
+	api    *githubfake.GitHub
 	remote string // the bare repository behind the remote
 }
 
@@ -46,7 +48,7 @@ func withGitHub(t *testing.T, a *action, gitToken string) *github {
 // withGitServer is withGitHub on the remote srv, seeded with its token writer.
 func withGitServer(t *testing.T, a *action, srv *testkit.GitServer, writer string) *github {
 	t.Helper()
-	g := &github{a: a, git: srv, api: testkit.NewGitHub(t, ghToken, ghRepo)}
+	g := &github{a: a, git: srv, api: githubfake.NewGitHub(t, ghToken, ghRepo)}
 	var url string
 	url, g.remote = g.git.NewRepo(t, ghRepo)
 	gitRun(t, a.env, a.dir, "remote", "set-url", "origin", url)
@@ -167,10 +169,10 @@ func checkNoToken(t *testing.T, a *action, inv invocation) {
 // again without a second pull request or comment.
 func TestDockerIssueLabeledPushesAndOpensPR(t *testing.T) {
 	a := newDockerAction(t,
-		testkit.Bash("env > env.txt && echo hello > hello.txt && git add env.txt hello.txt && git commit -qm 'Greet the world'"),
-		testkit.Text("Added hello.txt, which greets the world. "+signal),
+		models.Bash("env > env.txt && echo hello > hello.txt && git add env.txt hello.txt && git commit -qm 'Greet the world'"),
+		models.Text("Added hello.txt, which greets the world. "+signal),
 		commitBash("hello.txt", "again", "Greet once more"),
-		testkit.Text("Greeted again. "+signal),
+		models.Text("Greeted again. "+signal),
 	)
 	g := withGitHub(t, a, ghToken)
 	chownTree(t, a.dir, workspaceUID)
@@ -336,7 +338,7 @@ func TestLeaseRejectedPushesRecoveryBranch(t *testing.T) {
 		t.Run(when, func(t *testing.T) {
 			a := newAction(t,
 				commitBash("work.txt", "agent", "Agent work"),
-				testkit.Text("Done. "+signal),
+				models.Text("Done. "+signal),
 			)
 			g := withGitHub(t, a, ghToken)
 			gitRun(t, a.env, a.dir, "checkout", "-qb", "feature")
@@ -387,9 +389,9 @@ func TestLeaseRejectedPushesRecoveryBranch(t *testing.T) {
 func TestWrongTokenFailsClearlyAndKeepsCommits(t *testing.T) {
 	for _, readOnly := range []bool{false, true} {
 		t.Run(map[bool]string{false: "wrong_token", true: "read_only_token"}[readOnly], func(t *testing.T) {
-			var steps []testkit.Step // the agent never starts when the branch cannot be read
+			var steps []models.Step // the agent never starts when the branch cannot be read
 			if readOnly {
-				steps = []testkit.Step{commitBash("work.txt", "agent", "Agent work"), testkit.Text("Done. " + signal)}
+				steps = []models.Step{commitBash("work.txt", "agent", "Agent work"), models.Text("Done. " + signal)}
 			}
 			a := newAction(t, steps...)
 			var g *github
@@ -449,7 +451,7 @@ func TestWrongTokenFailsClearlyAndKeepsCommits(t *testing.T) {
 func TestServerRefusedPushKeepsTheWork(t *testing.T) {
 	a := newAction(t,
 		commitBash("work.txt", "agent", "Agent work"),
-		testkit.Text("Done. "+signal),
+		models.Text("Done. "+signal),
 	)
 	g := withGitHub(t, a, ghToken)
 	hook := "#!/bin/sh\nwhile read old new ref; do\n\tif [ \"$ref\" = refs/heads/sandcastle/issue-42 ]; then\n" +
@@ -508,7 +510,7 @@ func TestPRCreationRefused(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := newAction(t,
 				commitBash("work.txt", "agent", "Agent work"),
-				testkit.Text("Done. "+signal),
+				models.Text("Done. "+signal),
 			)
 			g := withGitHub(t, a, ghToken)
 			g.api.SetPermission("maintainer", "write")
@@ -581,8 +583,8 @@ func TestPermissionLookupRefusedFailsClearly(t *testing.T) {
 // writes its final comment.
 func TestRunLongerThanCleanupStillFinishes(t *testing.T) {
 	a := newAction(t,
-		testkit.Bash("sleep 2 && echo agent >> work.txt && git add work.txt && git commit -qm 'Slow work'"),
-		testkit.Text("Done. "+signal),
+		models.Bash("sleep 2 && echo agent >> work.txt && git add work.txt && git commit -qm 'Slow work'"),
+		models.Text("Done. "+signal),
 	)
 	g := withGitHub(t, a, ghToken)
 	g.maintainerLabels(t)

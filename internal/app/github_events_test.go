@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/githubfake"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // TestOwnEventsStartNothing: with a token whose events start workflows (a personal access
@@ -78,9 +79,9 @@ func TestOwnEventsStartNothing(t *testing.T) {
 func TestAppBotStartsRunsOnlyWhenAllowed(t *testing.T) {
 	for _, allow := range []bool{true, false} {
 		t.Run(map[bool]string{true: "allow_bots", false: "not_allowed"}[allow], func(t *testing.T) {
-			var steps []testkit.Step
+			var steps []models.Step
 			if allow {
-				steps = []testkit.Step{commitBash("work.txt", "bot", "Bot-requested work"), testkit.Text("Done. " + signal)}
+				steps = []models.Step{commitBash("work.txt", "bot", "Bot-requested work"), models.Text("Done. " + signal)}
 			}
 			a := newAction(t, steps...)
 			if !allow {
@@ -116,16 +117,16 @@ func TestAppBotStartsRunsOnlyWhenAllowed(t *testing.T) {
 // TestRefuseIfOpenPROnlyForClosingPRs: a collaborator's open pull request that merely mentions
 // the issue does not hold a run back; one whose description would close it does.
 func TestRefuseIfOpenPROnlyForClosingPRs(t *testing.T) {
-	a := newFakeAction(t, testkit.Text("Nothing to do."))
+	a := newFakeAction(t, models.Text("Nothing to do."))
 	g := withGitHub(t, a, ghToken)
 	g.maintainerLabels(t)
-	g.api.AddLinkedPR(42, testkit.FakeLinkedPR{Number: 7, Author: "alice", AuthorAssociation: "COLLABORATOR", Body: "Groundwork for #42; see there."})
+	g.api.AddLinkedPR(42, githubfake.LinkedPR{Number: 7, Author: "alice", AuthorAssociation: "COLLABORATOR", Body: "Groundwork for #42; see there."})
 	a.input("branch-strategy", "branch")
 	a.input("branch", "sandcastle/issue-42")
 	if _, out := a.runWant(0); out["status"] == "refused" {
 		t.Errorf("a mention held the run back: %s", out["refusal-reason"])
 	}
-	g.api.AddLinkedPR(42, testkit.FakeLinkedPR{Number: 8, Author: "bob", AuthorAssociation: "MEMBER", Body: "Fixes #42"})
+	g.api.AddLinkedPR(42, githubfake.LinkedPR{Number: 8, Author: "bob", AuthorAssociation: "MEMBER", Body: "Fixes #42"})
 	writeFile(t, a.outputs, "")
 	if _, out := a.runWant(0); out["status"] != "refused" || !strings.Contains(out["refusal-reason"], "pull request #8") || !strings.Contains(out["refusal-reason"], "by collaborator bob") {
 		t.Errorf("outputs %v; want the closing pull request #8 to refuse the run", out)

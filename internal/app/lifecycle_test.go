@@ -17,6 +17,8 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/report/runner"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/fakeclaude"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // The lifecycle with every real part but the agent CLI: Main, real git, the smart-HTTP remote
@@ -57,7 +59,7 @@ func TestLifecycle(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			a := newFakeAction(t, commitBash("work.txt", "agent", "Agent work"), testkit.Text("Done. "+signal))
+			a := newFakeAction(t, commitBash("work.txt", "agent", "Agent work"), models.Text("Done. "+signal))
 			g := withGitHub(t, a, ghToken)
 			gitRun(t, a.env, a.dir, "branch", "feature")
 			g.gitAuth(t, ghToken, "push", "-q", "origin", "feature")
@@ -114,9 +116,9 @@ func TestLifecycle(t *testing.T) {
 func TestLifecycleCopySync(t *testing.T) {
 	t.Parallel()
 	e := hermeticEnv(t)
-	claude := testkit.NewFakeClaude(t,
-		testkit.Bash("echo agent > work.txt && git add work.txt && git commit -qm 'Agent work' && echo wip > wip.txt"),
-		testkit.Text("Done. "+signal))
+	claude := fakeclaude.New(t,
+		models.Bash("echo agent > work.txt && git add work.txt && git commit -qm 'Agent work' && echo wip > wip.txt"),
+		models.Text("Done. "+signal))
 	e["PATH"] = claude.Dir() + string(os.PathListSeparator) + e["PATH"]
 	dir := newRepo(t, e)
 	var stdout testkit.SyncBuffer

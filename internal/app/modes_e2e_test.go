@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // The modes end to end: Main with only mode: and credentials, the real claude in the Docker
@@ -19,8 +19,8 @@ import (
 // the issue, keeps the progress comment and moves the labels. Nothing of the title ran.
 func TestDockerImplementMode(t *testing.T) {
 	a := newDockerAction(t,
-		testkit.Bash("echo fixed > fix.txt && git add fix.txt && git commit -qm 'Fix the crash on start'"),
-		testkit.Text("Fixed the crash on start by checking the name. "+signal),
+		models.Bash("echo fixed > fix.txt && git add fix.txt && git commit -qm 'Fix the crash on start'"),
+		models.Text("Fixed the crash on start by checking the name. "+signal),
 	)
 	g := withGitHub(t, a, ghToken)
 	chownTree(t, a.dir, workspaceUID)

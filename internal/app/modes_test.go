@@ -10,6 +10,8 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/githubfake"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // The modes through Main with every real part but the agent CLI (testkit's fake claude on the
@@ -68,7 +70,7 @@ func TestImplementMode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			steps := []testkit.Step{commitBash("fix.txt", "fixed", "Fix the crash"), testkit.Text("Fixed the crash on start. " + signal)}
+			steps := []models.Step{commitBash("fix.txt", "fixed", "Fix the crash"), models.Text("Fixed the crash on start. " + signal)}
 			if tt.skipped {
 				steps = nil // a claude that fails the test if it runs
 			}
@@ -224,26 +226,26 @@ func TestEveryWriteGated(t *testing.T) {
 		map[string]any{"action": "labeled", "label": map[string]any{"name": "sandcastle"}})
 	for _, tt := range []struct {
 		mode  string
-		steps []testkit.Step
+		steps []models.Step
 		setUp func(t *testing.T, a *action, g *github)
 		want  []string // requests the run must have written, "METHOD path"
 	}{
 		{mode: inputs.ModeImplement,
-			steps: []testkit.Step{commitBash("fix.txt", "fixed", hostileSubject), testkit.Text(hostileAnswer + " " + signal)},
+			steps: []models.Step{commitBash("fix.txt", "fixed", hostileSubject), models.Text(hostileAnswer + " " + signal)},
 			setUp: func(t *testing.T, a *action, g *github) {
 				g.api.SetLabels(42, "sandcastle")
 				g.event(t, "issues", labelled)
 			},
 			want: []string{"POST /repos/octo/widgets/issues/42/comments", "POST /repos/octo/widgets/pulls"}},
 		{mode: inputs.ModePR,
-			steps: []testkit.Step{commitBash("work.txt", "agent", hostileSubject), testkit.Text(hostileAnswer + " " + signal)},
+			steps: []models.Step{commitBash("work.txt", "agent", hostileSubject), models.Text(hostileAnswer + " " + signal)},
 			setUp: func(t *testing.T, a *action, g *github) {
 				g.openPR(t, false, map[string]string{"hello.txt": "hello\n"})
 				g.commentOnPR(t, "/sandcastle rename it, @octocat")
 			},
 			want: []string{"POST /repos/octo/widgets/issues/5/comments"}},
 		{mode: inputs.ModeReview,
-			steps: []testkit.Step{testkit.Text("<result>" + jsonText(map[string]any{"summary": hostileAnswer, "comments": []map[string]any{
+			steps: []models.Step{models.Text("<result>" + jsonText(map[string]any{"summary": hostileAnswer, "comments": []map[string]any{
 				{"path": "main.go", "line": 2, "body": hostileAnswer, "suggestion": hostileSubject},
 				{"path": "README.md", "line": 40, "body": hostileAnswer}}}) + "</result> " + signal)},
 			setUp: func(t *testing.T, a *action, g *github) {
@@ -251,15 +253,15 @@ func TestEveryWriteGated(t *testing.T) {
 			},
 			want: []string{"POST /repos/octo/widgets/pulls/5/reviews"}},
 		{mode: inputs.ModeTriage,
-			steps: []testkit.Step{testkit.Text("<result>" + jsonText(map[string]any{"issues": []map[string]any{
+			steps: []models.Step{models.Text("<result>" + jsonText(map[string]any{"issues": []map[string]any{
 				{"issue": 1, "add_labels": []string{"bug"}, "comment": hostileAnswer}}}) + "</result> " + signal)},
 			setUp: func(t *testing.T, a *action, g *github) {
-				g.api.AddIssue(testkit.FakeIssue{Number: 1, Title: "Crash @octocat", Body: "Fixes #3"})
+				g.api.AddIssue(githubfake.Issue{Number: 1, Title: "Crash @octocat", Body: "Fixes #3"})
 				g.event(t, "schedule", map[string]any{"schedule": "0 * * * *", "repository": map[string]any{"full_name": ghRepo}})
 			},
 			want: []string{"POST /repos/octo/widgets/issues/1/comments", "POST /repos/octo/widgets/issues/1/labels"}},
 		{mode: inputs.ModeRun,
-			steps: []testkit.Step{commitBash("fix.txt", "fixed", hostileSubject), testkit.Text(hostileAnswer + " " + signal)},
+			steps: []models.Step{commitBash("fix.txt", "fixed", hostileSubject), models.Text(hostileAnswer + " " + signal)},
 			setUp: func(t *testing.T, a *action, g *github) {
 				g.api.SetLabels(42, "sandcastle")
 				g.event(t, "issues", labelled)

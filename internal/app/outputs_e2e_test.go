@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/githubfake"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // TestDockerTriageThroughTheRelay is the schedule workflow, given only mode: triage: the
@@ -22,7 +23,7 @@ import (
 // the sandbox.
 func TestDockerTriageThroughTheRelay(t *testing.T) {
 	a := newDockerAction(t,
-		testkit.Bash(`gh issue view 1 --json title,body,comments > view.txt 2>&1; `+
+		models.Bash(`gh issue view 1 --json title,body,comments > view.txt 2>&1; `+
 			`(gh issue close 1; echo "close=$?"; gh api -X POST repos/octo/widgets/issues -f title=x; echo "post=$?"; `+
 			`gh api graphql -f query='mutation { closeIssue(input: {issueId: "I_1"}) { clientMutationId } }'; echo "mutation=$?") > attacks.txt 2>&1; `+
 			// The image has perl, not curl: raw.pl sends the socket the exact bytes given.
@@ -36,12 +37,12 @@ func TestDockerTriageThroughTheRelay(t *testing.T) {
 			`r read GET /api/v3/repos/octo/widgets/issues/1 '' '') > raw.txt 2>&1; `+
 			`env > env.txt; for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline; echo; tr '\0' '\n' < $p/environ; done > procs.txt 2>/dev/null; `+
 			`p=ghs_e2eToken; p="${p}ThatMustNever"; grep -rl "$p" /home /tmp /run /etc /var "$PWD" > found.txt 2>/dev/null; true`),
-		testkit.Text(`Triaged. <result>{"issues": [{"issue": 1, "add_labels": ["bug", "needs-info", "question"], "comment": "Thanks for the report; could you add the version?"}, {"issue": 3, "comment": "Reopened?"}]}</result> `+signal),
+		models.Text(`Triaged. <result>{"issues": [{"issue": 1, "add_labels": ["bug", "needs-info", "question"], "comment": "Thanks for the report; could you add the version?"}, {"issue": 3, "comment": "Reopened?"}]}</result> `+signal),
 	)
 	g := withGitHub(t, a, ghToken)
-	g.api.AddIssue(testkit.FakeIssue{Number: 1, Title: "Crash on start", Body: "It crashes."}, "Sandcastle")
-	g.api.AddIssue(testkit.FakeIssue{Number: 2, Title: "Unlabelled", Body: "Not for the agent."})
-	g.api.AddIssue(testkit.FakeIssue{Number: 3, Title: "Fixed long ago", Body: "Closed.", State: "closed"})
+	g.api.AddIssue(githubfake.Issue{Number: 1, Title: "Crash on start", Body: "It crashes."}, "Sandcastle")
+	g.api.AddIssue(githubfake.Issue{Number: 2, Title: "Unlabelled", Body: "Not for the agent."})
+	g.api.AddIssue(githubfake.Issue{Number: 3, Title: "Fixed long ago", Body: "Closed.", State: "closed"})
 	g.event(t, "schedule", map[string]any{"schedule": "0 * * * *", "repository": map[string]any{"full_name": ghRepo}})
 	writeFile(t, filepath.Join(a.dir, ".git", "info", "exclude"), "*.txt\n")
 	a.input("mode", "triage")
@@ -146,7 +147,7 @@ local $/; my $answer = <$s>; $answer =~ s/\r?\n/ /g; print "$answer\n";
 // the diff but the one outside it, which moves into the body; no progress comment; a re-run
 // posts nothing it posted before.
 func TestDockerReviewOnePerRun(t *testing.T) {
-	answer := testkit.Text(`<result>{"summary": "Two remarks.", "comments": [` +
+	answer := models.Text(`<result>{"summary": "Two remarks.", "comments": [` +
 		`{"path": "main.go", "line": 2, "body": "Name this constant."},` +
 		`{"path": "main.go", "line": 1, "side": "LEFT", "body": "Why was this removed?", "suggestion": "package old"},` +
 		`{"path": "README.md", "line": 40, "body": "Outside the diff."}]}</result> ` + signal)

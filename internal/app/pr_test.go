@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/githubfake"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // A run on a pull request's own branch (mode pr) through Main: the fake GitHub has the pull
@@ -52,7 +53,7 @@ func (g *github) openPR(t *testing.T, fork bool, files map[string]string) pullRe
 		gitRun(t, a.env, author, "push", "-q", g.remote, "HEAD:refs/heads/"+prHead)
 	}
 	gitRun(t, a.env, author, "push", "-q", g.remote, "HEAD:refs/pull/5/head") // as GitHub keeps it
-	g.api.AddPR(testkit.FakePR{Number: prNumber, Head: owner + ":" + prHead, Base: "main", Title: "Greet the world",
+	g.api.AddPR(githubfake.PR{Number: prNumber, Head: owner + ":" + prHead, Base: "main", Title: "Greet the world",
 		Body: "Adds a greeting.", HeadSHA: pr.head})
 	g.checkout(t)
 	return pr
@@ -95,11 +96,11 @@ func (a *action) prompt(t *testing.T) string {
 
 // newActionFunc makes the action of a test: newFakeAction, or newDockerAction with the real
 // claude in the sandbox.
-type newActionFunc func(t *testing.T, steps ...testkit.Step) *action
+type newActionFunc func(t *testing.T, steps ...models.Step) *action
 
 // commentOnPR is a maintainer's issue_comment on pull request 5 holding body, as the fake
 // GitHub has it.
-func (g *github) commentOnPR(t *testing.T, body string) testkit.FakeComment {
+func (g *github) commentOnPR(t *testing.T, body string) githubfake.Comment {
 	t.Helper()
 	g.api.SetPermission("maintainer", "write")
 	c := g.api.AddComment(prNumber, "maintainer", "MEMBER", body)
@@ -116,10 +117,10 @@ func (g *github) commentOnPR(t *testing.T, body string) testkit.FakeComment {
 
 // reviewCommentOnPR is a maintainer's pull_request_review_comment on line 1 of hello.txt of
 // pull request 5 holding body, with hunk as its diff hunk.
-func (g *github) reviewCommentOnPR(t *testing.T, pr pullRequest, body, hunk string) testkit.FakeReviewComment {
+func (g *github) reviewCommentOnPR(t *testing.T, pr pullRequest, body, hunk string) githubfake.ReviewComment {
 	t.Helper()
 	g.api.SetPermission("maintainer", "write")
-	c := g.api.AddReviewComment(testkit.FakeReviewComment{PR: prNumber, Path: "hello.txt", Line: 1, DiffHunk: hunk, Body: body,
+	c := g.api.AddReviewComment(githubfake.ReviewComment{PR: prNumber, Path: "hello.txt", Line: 1, DiffHunk: hunk, Body: body,
 		Author: "maintainer", AuthorAssociation: "MEMBER"})
 	repo := map[string]any{"full_name": ghRepo, "name": "widgets", "owner": map[string]any{"login": "octo"}}
 	g.event(t, "pull_request_review_comment", map[string]any{
@@ -141,7 +142,7 @@ func (g *github) reviewablePR(t *testing.T, title, body string) pullRequest {
 	t.Helper()
 	g.api.SetPermission("maintainer", "write")
 	pr := g.openPR(t, false, map[string]string{"main.go": "package main\nconst x = 1\n"})
-	g.api.SetFiles(prNumber, testkit.FakeFile{Name: "main.go", Patch: "@@ -1 +1,2 @@\n-package old\n+package main\n+const x = 1"})
+	g.api.SetFiles(prNumber, githubfake.File{Name: "main.go", Patch: "@@ -1 +1,2 @@\n-package old\n+package main\n+const x = 1"})
 	g.event(t, "pull_request", map[string]any{"action": "opened", "number": prNumber,
 		"pull_request": map[string]any{"number": prNumber, "title": title, "body": body, "user": map[string]any{"login": "maintainer"},
 			"head": map[string]any{"ref": prHead, "sha": pr.head, "repo": map[string]any{"full_name": ghRepo}},
@@ -178,7 +179,7 @@ func TestPRModeLifecycle(t *testing.T) {
 // prCommentRun is a run of mode pr started by a comment on a pull request of the repository,
 // with moved someone pushing to its branch while the agent works.
 func prCommentRun(t *testing.T, newAction newActionFunc, moved bool) {
-	a := newAction(t, commitBash("work.txt", "agent", "Agent work"), testkit.Text("Renamed it. "+signal))
+	a := newAction(t, commitBash("work.txt", "agent", "Agent work"), models.Text("Renamed it. "+signal))
 	g := withGitHub(t, a, ghToken)
 	pr := g.openPR(t, false, map[string]string{"hello.txt": "hello\n"})
 	c := g.commentOnPR(t, "/sandcastle rename the greeting, please")
@@ -278,7 +279,7 @@ func forkRefusedRun(t *testing.T, newAction newActionFunc) {
 
 // forkAllowedRun is a comment on a fork's pull request, with allow-forks.
 func forkAllowedRun(t *testing.T, newAction newActionFunc) {
-	a := newAction(t, commitBash("hello.txt", "fixed", "Fix the typo"), testkit.Text("Fixed. "+signal))
+	a := newAction(t, commitBash("hello.txt", "fixed", "Fix the typo"), models.Text("Fixed. "+signal))
 	g := withGitHub(t, a, ghToken)
 	ran := filepath.Join(t.TempDir(), "filter-ran")
 	pr := g.openPR(t, true, map[string]string{"hello.txt": "helo\n",
@@ -354,7 +355,7 @@ func TestPRModeReviewCommentLifecycle(t *testing.T) { reviewCommentRun(t, newFak
 
 // reviewCommentRun is a run of mode pr started by a review comment with a hostile diff hunk.
 func reviewCommentRun(t *testing.T, newAction newActionFunc) {
-	a := newAction(t, commitBash("hello.txt", "hi", "Say hi"), testkit.Text("Done. "+signal))
+	a := newAction(t, commitBash("hello.txt", "hi", "Say hi"), models.Text("Done. "+signal))
 	g := withGitHub(t, a, ghToken)
 	pr := g.openPR(t, false, map[string]string{"hello.txt": "hello\n"})
 	hunk := "@@ -0,0 +1 @@\n+hello \"$(touch pwned)\"`touch pwned`"
@@ -378,7 +379,7 @@ func reviewCommentRun(t *testing.T, newAction newActionFunc) {
 	if found := pwned(t, filepath.Dir(a.dir)); len(found) > 0 { // the worktree included
 		t.Errorf("the diff hunk ran as shell: %q", found)
 	}
-	var replies []testkit.FakeReviewComment
+	var replies []githubfake.ReviewComment
 	for _, rc := range g.api.ReviewComments(prNumber) {
 		if rc.InReplyTo == c.ID {
 			replies = append(replies, rc)
@@ -427,11 +428,11 @@ func TestPRModeHeadOnTheDefaultBranch(t *testing.T) {
 	for _, detached := range []bool{false, true} {
 		t.Run(map[bool]string{false: "main_checked_out", true: "detached"}[detached], func(t *testing.T) {
 			t.Parallel()
-			a := newFakeAction(t, commitBash("work.txt", "agent", "Bump it"), testkit.Text("Bumped. "+signal))
+			a := newFakeAction(t, commitBash("work.txt", "agent", "Bump it"), models.Text("Bumped. "+signal))
 			g := withGitHub(t, a, ghToken)
 			main := g.remoteSHA(t, "main")
 			gitRun(t, a.env, a.dir, "push", "-q", g.remote, "main:refs/heads/release", "main:refs/pull/5/head")
-			g.api.AddPR(testkit.FakePR{Number: prNumber, Head: "octo:main", Base: "release", Title: "Release", Body: "Ships main.", HeadSHA: main})
+			g.api.AddPR(githubfake.PR{Number: prNumber, Head: "octo:main", Base: "release", Title: "Release", Body: "Ships main.", HeadSHA: main})
 			g.checkout(t)
 			if detached {
 				gitRun(t, a.env, a.dir, "checkout", "-q", "--detach")

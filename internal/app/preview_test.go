@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/actkit"
 )
 
 // TestPromptCommandPrintsTheResolvedPrompt: sandcastle prompt prints what the agent would get,
@@ -47,14 +47,14 @@ func TestPromptArgsEmptyWithInlinePrompt(t *testing.T) {
 // TestDockerPromptCommandRunsInTheSandbox: with sandbox docker the commands of sandcastle
 // prompt run in a container, as the agent's user, and the container is gone afterwards.
 func TestDockerPromptCommandRunsInTheSandbox(t *testing.T) {
-	testkit.RequireDocker(t)
-	testkit.RequireImage(t, testkit.ClaudeImage)
+	actkit.RequireDocker(t)
+	actkit.RequireImage(t, actkit.ClaudeImage)
 	e := hermeticEnv(t)
 	e["ANTHROPIC_API_KEY"] = "sk-ant-never-used-0123"
 	dir := newRepo(t, e)
 	path := promptFile(t, dir, "uid: !`id -u`\nwhere: !`test -f /.dockerenv && echo container`\nwho: !`printf '%s' {{WHO}}`\n")
 	before := snapshot(t, e, dir)
-	inv := runMain(t, e, dir, "prompt", "--sandbox", "docker", "--image", testkit.ClaudeImage, "--docker", "build-image=never",
+	inv := runMain(t, e, dir, "prompt", "--sandbox", "docker", "--image", actkit.ClaudeImage, "--docker", "build-image=never",
 		"--docker", "container-uid=1234", "--docker", "container-gid=1234", "--prompt-file", path, "--prompt-args", "WHO=$(id)")
 	if inv.code != 0 {
 		t.Fatalf("exit %d, output:\n%s", inv.code, inv.output())

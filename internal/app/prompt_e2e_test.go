@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // Values of strangers in !`command` blocks, end to end: an issue whose title and body are shell
@@ -111,7 +111,7 @@ func checkHostileIssueRun(t *testing.T, a *action, inv invocation) {
 // usual way to give the agent an issue still works.
 func TestPromptValuesNeverRunAsShell(t *testing.T) {
 	t.Parallel()
-	a := newAction(t, testkit.Text("Done. "+signal))
+	a := newAction(t, models.Text("Done. "+signal))
 	bin := t.TempDir()
 	writeFile(t, filepath.Join(bin, "gh"), "#!/bin/sh\nprintf gh; printf ' [%s]' \"$@\"\n")
 	if err := os.Chmod(filepath.Join(bin, "gh"), 0o755); err != nil {
@@ -126,7 +126,7 @@ func TestPromptValuesNeverRunAsShell(t *testing.T) {
 }
 
 func TestDockerPromptValuesNeverRunAsShell(t *testing.T) {
-	a := newDockerAction(t, testkit.Text("Done. "+signal))
+	a := newDockerAction(t, models.Text("Done. "+signal))
 	hostileIssueRun(t, a, "")
 	chownTree(t, a.dir, workspaceUID)
 	checkHostileIssueRun(t, a, a.run())

@@ -7,7 +7,8 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/release"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/actkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // publishedSandbox makes the engine hold the published claude-code sandbox image under the
@@ -15,7 +16,7 @@ import (
 // since the registry is out of reach here.
 func publishedSandbox(t *testing.T) {
 	t.Helper()
-	testkit.ReleaseImages(t, filepath.Join("..", ".."), "sandbox-claude-code")
+	actkit.ReleaseImages(t, filepath.Join("..", ".."), "sandbox-claude-code")
 }
 
 // TestDefaultsRunThePublishedSandboxImage: a repository without .sandcastle/Dockerfile and a run
@@ -24,7 +25,7 @@ func publishedSandbox(t *testing.T) {
 func TestDefaultsRunThePublishedSandboxImage(t *testing.T) {
 	a := newDockerAction(t,
 		commitBash("notes.txt", "from the published image", "Note from the published image"),
-		testkit.Text("Done. "+signal),
+		models.Text("Done. "+signal),
 	)
 	publishedSandbox(t)
 	// The defaults (sandcastle:repo, built when needed), the network kept.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // TestDockerSessionOutlivesContainer runs claude in a container, then resumes its session in
@@ -13,9 +13,9 @@ import (
 // host, carried into each new sandbox, and the model sees the earlier turns every time.
 func TestDockerSessionOutlivesContainer(t *testing.T) {
 	a := newDockerAction(t,
-		testkit.Text("Noted. "+signal),
-		testkit.Text("It was PELICAN. "+signal),
-		testkit.Text("Forked: PELICAN. "+signal),
+		models.Text("Noted. "+signal),
+		models.Text("It was PELICAN. "+signal),
+		models.Text("Forked: PELICAN. "+signal),
 	)
 	a.input("prompt", "Remember the word PELICAN, then print "+signal)
 	_, first := a.runWant(0)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // TestShallowCheckoutWithMainMoved is a job like docs/modes.md's run example (its own branch, a
@@ -17,9 +17,9 @@ import (
 func TestShallowCheckoutWithMainMoved(t *testing.T) {
 	a := newAction(t,
 		commitBash("work.txt", "first", "First pass"),
-		testkit.Text("First pass done. "+signal),
+		models.Text("First pass done. "+signal),
 		commitBash("work.txt", "second", "Second pass"),
-		testkit.Text("Second pass done. "+signal),
+		models.Text("Second pass done. "+signal),
 	)
 	g := withGitHub(t, a, ghToken)
 	seed := a.dir // the repository's history, from which others push to main

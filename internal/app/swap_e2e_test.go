@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // TestDockerAgentCannotSwapHostPaths runs the real claude in the Docker sandbox on the checkout
@@ -48,7 +49,7 @@ func TestDockerAgentCannotSwapHostPaths(t *testing.T) {
 				`rm -rf evil`,
 				`echo planted`,
 			}, "\n")
-			a := newDockerAction(t, testkit.Bash(script), testkit.Text("Done. "+signal))
+			a := newDockerAction(t, models.Bash(script), models.Text("Done. "+signal))
 			// A submodule the repository declares, not initialised, as actions/checkout leaves it.
 			sub := filepath.Join(t.TempDir(), "sub.git")
 			gitRun(t, a.env, t.TempDir(), "init", "-q", "--bare", "-b", "main", sub)

@@ -14,7 +14,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 const signal = "<promise>COMPLETE</promise>"
@@ -34,7 +34,7 @@ func labeled(sender, label string) *event.Event {
 // TestRun_completes: the agent signals in its first iteration; the outcome has its commit,
 // usage and session, the log says it, and nothing is pushed with push none.
 func TestRun_completes(t *testing.T) {
-	r := newRig(t, testkit.Text("Done. "+signal))
+	r := newRig(t, models.Text("Done. "+signal))
 	r.ws.commits = []gitref.Commit{agentCommit}
 	o, err := r.run(t.Context())
 	if err != nil {
@@ -46,7 +46,7 @@ func TestRun_completes(t *testing.T) {
 	if diff := cmp.Diff(want, o, cmpopts.IgnoreFields(report.Outcome{}, "Iterations", "Usage", "SessionID")); diff != "" {
 		t.Errorf("outcome (-want +got):\n%s", diff)
 	}
-	if len(o.Iterations) != 1 || o.InputTokens != testkit.InputTokensPerReply || o.SessionID == "" {
+	if len(o.Iterations) != 1 || o.InputTokens != models.InputTokensPerReply || o.SessionID == "" {
 		t.Errorf("iterations %+v, usage %+v, session %q; want one iteration, the reply's tokens and a session", o.Iterations, o.Usage, o.SessionID)
 	}
 	if got := r.ws.finishes; !slices.Equal(got, []bool{true}) {
@@ -129,9 +129,9 @@ func TestRun_trigger_error(t *testing.T) {
 // loop, tool call included, and ends with the outcome; a failure leaves the blocked label.
 func TestRun_reports_on_the_issue(t *testing.T) {
 	for _, failing := range []bool{false, true} {
-		steps := []testkit.Step{testkit.Bash("echo work"), testkit.Text("Done. " + signal)}
+		steps := []models.Step{models.Bash("echo work"), models.Text("Done. " + signal)}
 		if failing {
-			steps = []testkit.Step{testkit.Error(500, "outage")}
+			steps = []models.Step{models.Error(500, "outage")}
 		}
 		r := newRig(t, steps...)
 		r.withGitHub(labeled("maintainer", "go"))
@@ -166,7 +166,7 @@ func TestRun_reports_on_the_issue(t *testing.T) {
 // TestRun_progress_comment_refused: a comment GitHub refuses is warned about, and the run goes
 // on without one.
 func TestRun_progress_comment_refused(t *testing.T) {
-	r := newRig(t, testkit.Text("Done. "+signal))
+	r := newRig(t, models.Text("Done. "+signal))
 	r.withGitHub(labeled("maintainer", "go"))
 	r.prog.startErr = errors.New("403")
 	o, err := r.run(t.Context())
@@ -208,7 +208,7 @@ func TestRun_hook_fails(t *testing.T) {
 // TestRun_cancelled: a job cancelled while the agent works ends as cancelled, by the error's
 // type, with the workspace finished as a failure.
 func TestRun_cancelled(t *testing.T) {
-	r := newRig(t, testkit.Hang())
+	r := newRig(t, models.Hang())
 	ctx := r.cancelOnceTheAgentRuns(t)
 	r.pub.push = func(ctx context.Context, p Push) (Pushed, error) {
 		if ctx.Err() != nil {
@@ -243,7 +243,7 @@ func (r *rig) cancelOnceTheAgentRuns(t *testing.T) context.Context {
 // TestRun_finish_fails: a merge that fails after the agent fails the run, with where the
 // commits were kept.
 func TestRun_finish_fails(t *testing.T) {
-	r := newRig(t, testkit.Text("Done. "+signal))
+	r := newRig(t, models.Text("Done. "+signal))
 	r.plan.Config.BranchStrategy = inputs.StrategyMergeToHead
 	r.ws.commits = []gitref.Commit{agentCommit}
 	r.ws.finished = Finished{KeptBranch: "sandcastle/tmp", Preserved: "/w/tree"}
@@ -264,7 +264,7 @@ func TestRun_finish_fails(t *testing.T) {
 
 // TestRun_merged: merge-to-head's commits are on the target after the run.
 func TestRun_merged(t *testing.T) {
-	r := newRig(t, testkit.Text("Done. "+signal))
+	r := newRig(t, models.Text("Done. "+signal))
 	r.ws.commits = []gitref.Commit{agentCommit}
 	r.ws.finished = Finished{Merged: true, MergeCommit: "merge"}
 	o, err := r.run(t.Context())

@@ -10,7 +10,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/report/runner"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // recorder is the runner's Reporter with every outcome and summary it was asked to write kept.
@@ -40,7 +40,7 @@ func (r *recorder) Summary(markdown string) error {
 func TestRun_one_exit(t *testing.T) {
 	tests := []struct {
 		name   string
-		steps  []testkit.Step
+		steps  []models.Step
 		set    func(r *rig)
 		status report.Status
 		fails  bool
@@ -64,14 +64,14 @@ func TestRun_one_exit(t *testing.T) {
 		{"sandbox_fails", nil, func(r *rig) {
 			r.sbx.containerErr = errors.New("sandbox: no daemon")
 		}, report.StatusFailed, true},
-		{"loop_fails", []testkit.Step{testkit.Error(500, "outage")}, func(r *rig) {
+		{"loop_fails", []models.Step{models.Error(500, "outage")}, func(r *rig) {
 			r.withGitHub(labeled("maintainer", "go"))
 		}, report.StatusFailed, true},
-		{"publish_fails", []testkit.Step{testkit.Text("Done. " + signal)}, func(r *rig) {
+		{"publish_fails", []models.Step{models.Text("Done. " + signal)}, func(r *rig) {
 			r.ws.commits = []gitref.Commit{agentCommit}
 			r.pub.push = func(context.Context, Push) (Pushed, error) { return Pushed{}, errors.New("push: rejected") }
 		}, report.StatusFailed, true},
-		{"success", []testkit.Step{testkit.Text("Done. " + signal)}, func(r *rig) {
+		{"success", []models.Step{models.Text("Done. " + signal)}, func(r *rig) {
 			r.withGitHub(labeled("maintainer", "go"))
 			r.ws.commits = []gitref.Commit{agentCommit}
 		}, report.StatusComplete, false},

@@ -22,6 +22,8 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox/host"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/fakeclaude"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // The engine's tests drive Run with hand-written fakes of the adapters, structs of funcs and
@@ -40,16 +42,16 @@ type rig struct {
 	prog    *fakeProgress
 	pub     *fakePublisher
 	sbx     *fakeSandboxes
-	claude  *testkit.FakeClaude
+	claude  *fakeclaude.Claude
 	outputs *fakeOutputs             // GitHub for a review or triage; nil: none
 	logs    map[string]*bytes.Buffer // the run logs opened, by path
 }
 
 // newRig is a run of claude on the host, scripted by steps, in a workspace on branch work
 // that the agent makes commits in, without GitHub.
-func newRig(t *testing.T, steps ...testkit.Step) *rig {
+func newRig(t *testing.T, steps ...models.Step) *rig {
 	t.Helper()
-	r := &rig{t: t, claude: testkit.NewFakeClaude(t, steps...), logs: map[string]*bytes.Buffer{}}
+	r := &rig{t: t, claude: fakeclaude.New(t, steps...), logs: map[string]*bytes.Buffer{}}
 	r.rep = runner.New(&r.stdout, func(string) string { return "" })
 	dir := t.TempDir()
 	r.ws = &fakeWorkspace{t: t, dir: dir, source: "work", target: "main", top: dir, head: "base"}

@@ -12,7 +12,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/review"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 	"github.com/sandcastle-action/sandcastle/internal/triage"
 )
 
@@ -75,7 +75,7 @@ func (f *fakeOutputs) Unprocessable(err error) bool { return errors.Is(err, errU
 // whose JSON Schema is schema, carried out by out.
 func outputRun(t *testing.T, output, action, schema string, out *fakeOutputs) *rig {
 	t.Helper()
-	r := newRig(t, testkit.Text("<result>"+output+"</result> "+signal))
+	r := newRig(t, models.Text("<result>"+output+"</result> "+signal))
 	r.withGitHub(labeled("maintainer", "go"))
 	r.plan.Config.GitHub.OutputAction = action
 	r.plan.Config.GitHub.Triage = inputs.TriageConfig{MaxActions: 10}

@@ -11,7 +11,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // prComment is an issue_comment with the trigger phrase on pull request 7, looked up: its head
@@ -58,7 +58,7 @@ func TestOnPullRequest(t *testing.T) {
 // starts, then 🚀, pushes with a lease from the head it looked up; a fork's is refused unless
 // allow-forks, and then its commits go to a branch of this repository, which the comment links.
 func TestRun_on_a_pull_request(t *testing.T) {
-	done := testkit.Text("Done. " + signal)
+	done := models.Text("Done. " + signal)
 	t.Run("same_repository", func(t *testing.T) {
 		r := prRig(t, false, done)
 		o, err := r.run(t.Context())
@@ -113,7 +113,7 @@ func TestRun_on_a_pull_request(t *testing.T) {
 		}
 	})
 	t.Run("cancelled", func(t *testing.T) {
-		r := prRig(t, false, testkit.Hang())
+		r := prRig(t, false, models.Hang())
 		ctx := r.cancelOnceTheAgentRuns(t)
 		var c *CancelledError
 		if _, err := r.run(ctx); !errors.As(err, &c) {
@@ -146,7 +146,7 @@ func TestRun_on_a_pull_request(t *testing.T) {
 
 // prRig is a run on pull request 7's branch, feature, from a comment: the agent, scripted by
 // steps, commits, and the branch is pushed with a lease.
-func prRig(t *testing.T, fork bool, steps ...testkit.Step) *rig {
+func prRig(t *testing.T, fork bool, steps ...models.Step) *rig {
 	t.Helper()
 	r := newRig(t, steps...)
 	r.withGitHub(prComment(fork))

@@ -10,7 +10,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // movedError is a push that found the remote branch moved, as push.BranchMovedError tells it.
@@ -53,9 +53,9 @@ func TestRun_publishes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			step := testkit.Text("Done. " + signal)
+			step := models.Text("Done. " + signal)
 			if tt.failRun {
-				step = testkit.Error(500, "outage")
+				step = models.Error(500, "outage")
 			}
 			r := newRig(t, step)
 			r.ws.commits = []gitref.Commit{agentCommit}
@@ -105,7 +105,7 @@ func TestRun_pull_request_base(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newRig(t, testkit.Text("Done. "+signal))
+			r := newRig(t, models.Text("Done. "+signal))
 			r.ws.commits, r.ws.target = []gitref.Commit{agentCommit}, tt.target
 			r.plan.Config.GitHub.OpenPR, r.plan.Config.GitHub.PRBase, r.plan.Event = true, tt.prBase, tt.event
 			r.pub.push = func(context.Context, Push) (Pushed, error) { return Pushed{Pushed: true}, nil }
@@ -135,7 +135,7 @@ func TestRun_pull_request_base(t *testing.T) {
 // TestRun_pull_request_template_fails_at_runtime: a template that cannot be filled once the run
 // started is no bad input: it names its input and fails the run.
 func TestRun_pull_request_template_fails_at_runtime(t *testing.T) {
-	r := newRig(t, testkit.Text("Done. "+signal))
+	r := newRig(t, models.Text("Done. "+signal))
 	r.ws.commits = []gitref.Commit{agentCommit}
 	r.plan.Config.GitHub.OpenPR, r.plan.Config.GitHub.PRBody = true, "{{NOT_A_KEY}}"
 	r.pub.push = func(context.Context, Push) (Pushed, error) { return Pushed{Pushed: true}, nil }
@@ -150,7 +150,7 @@ func TestRun_pull_request_template_fails_at_runtime(t *testing.T) {
 // TestRun_lease: a lease push is given where the remote branch was when the run started, the
 // event's pull request head when the branch is its own.
 func TestRun_lease(t *testing.T) {
-	r := newRig(t, testkit.Text("Done. "+signal))
+	r := newRig(t, models.Text("Done. "+signal))
 	r.ws.commits = []gitref.Commit{agentCommit}
 	r.plan.Config.GitHub.Push = inputs.PushLease
 	r.plan.Event = &event.Event{Name: "workflow_dispatch", PR: &event.PR{Number: 5, HeadRef: "work", HeadSHA: "head-of-the-pr"}}

@@ -10,14 +10,14 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/prompt"
 	"github.com/sandcastle-action/sandcastle/internal/report"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // TestRun_container_guards_the_git_directory: with a container, what the agent changes in the
 // git directory is put back after the sandbox's hook and after each iteration, warned about
 // and reported; the guard closes once the container is gone, and its failure fails the run.
 func TestRun_container_guards_the_git_directory(t *testing.T) {
-	r := newRig(t, testkit.Text("Done. "+signal))
+	r := newRig(t, models.Text("Done. "+signal))
 	r.plan.Config.Hooks.SandboxReady = []string{"true"}
 	g := &fakeGuard{
 		checks:   [][]Change{{{Path: ".git/hooks/pre-commit", What: "created"}}, {{Path: ".git/config", What: "changed"}}},
@@ -43,7 +43,7 @@ func TestRun_container_guards_the_git_directory(t *testing.T) {
 // TestRun_container_copied: a workspace copied into the container has its commits read through
 // the copy, and the last ones brought out before the container goes.
 func TestRun_container_copied(t *testing.T) {
-	r := newRig(t, testkit.Text("Done. "+signal))
+	r := newRig(t, models.Text("Done. "+signal))
 	c := &fakeContainer{guard: &fakeGuard{}}
 	c.synced = &fakeSynced{closed: &c.closed}
 	r.sbx.container = c

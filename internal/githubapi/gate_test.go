@@ -9,6 +9,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/review"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/githubfake"
 	"github.com/sandcastle-action/sandcastle/internal/triage"
 )
 
@@ -32,7 +33,7 @@ const fakeMarker = "<!-- sandcastle:pr:other -->"
 // rendered as GitHub renders them, no live mention or closing reference, not even to the run's
 // own issue, which only a pull request may close; the action's own markers stay, the agent's go.
 func TestGate_triage_comment_and_review(t *testing.T) {
-	gh := testkit.NewGitHub(t, testToken, "octo/repo")
+	gh := githubfake.NewGitHub(t, testToken, "octo/repo")
 	var redactor report.Redactor
 	redactor.Add(gateSecret)
 	c, err := New(Options{Token: testToken, APIURL: gh.APIURL, Gate: Gate{Redact: redactor.Redact, Closes: 1}})
@@ -40,9 +41,9 @@ func TestGate_triage_comment_and_review(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &Repo{Client: c, Owner: "octo", Name: "repo", Issue: 1}
-	issue := gh.AddIssue(testkit.FakeIssue{Number: 1, Title: "Crash"})
-	pr := gh.AddPR(testkit.FakePR{Head: "octo:fix", Base: "main", Title: "Fix"})
-	gh.SetFiles(pr.Number, testkit.FakeFile{Name: "a.go", Patch: "@@ -1 +1 @@\n-a\n+b"})
+	issue := gh.AddIssue(githubfake.Issue{Number: 1, Title: "Crash"})
+	pr := gh.AddPR(githubfake.PR{Head: "octo:fix", Base: "main", Title: "Fix"})
+	gh.SetFiles(pr.Number, githubfake.File{Name: "a.go", Patch: "@@ -1 +1 @@\n-a\n+b"})
 
 	if err := r.Triage(t.Context(), triage.Action{Issue: issue.Number, Kind: triage.Comment, Value: hostileText}); err != nil {
 		t.Fatalf("triage comment: %v", err)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/githubfake"
 )
 
 // The live comment against the fake GitHub, with the editing goroutine's timer in the test's
@@ -20,7 +20,7 @@ const commentEndpoint = "/repos/{owner}/{repo}/issues/comments/{id}"
 // liveRig is a live comment on issue 42 of the fake GitHub.
 type liveRig struct {
 	t       *testing.T
-	api     *testkit.GitHub
+	api     *githubfake.GitHub
 	live    *LiveComment
 	waits   chan time.Duration
 	release chan time.Time
@@ -29,7 +29,7 @@ type liveRig struct {
 // newLiveRig starts the comment; sleep is the API client's wait between retries.
 func newLiveRig(t *testing.T, sleep func(context.Context, time.Duration) error) *liveRig {
 	t.Helper()
-	api := testkit.NewGitHub(t, testToken, "octo/widgets")
+	api := githubfake.NewGitHub(t, testToken, "octo/widgets")
 	client, err := New(Options{Token: testToken, APIURL: api.APIURL, Sleep: sleep})
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +167,7 @@ func TestLiveComment_never_holds_the_end_of_the_run(t *testing.T) {
 // TestLiveComment_warns_once: an edit that fails is said once while the run goes, and again if
 // the final one fails too; a comment never started finishes without a request.
 func TestLiveComment_warns_once(t *testing.T) {
-	api := testkit.NewGitHub(t, testToken, "octo/widgets")
+	api := githubfake.NewGitHub(t, testToken, "octo/widgets")
 	client, err := New(Options{Token: testToken, APIURL: api.APIURL, Sleep: noSleep})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/githubfake"
 )
 
 func TestCommentMarker(t *testing.T) {
@@ -31,9 +31,9 @@ func TestPRMarkerFitsAnyBranchName(t *testing.T) {
 }
 
 // repoRig is a Repo on issue 42 of the fake GitHub.
-func repoRig(t *testing.T, branch string) (*Repo, *testkit.GitHub) {
+func repoRig(t *testing.T, branch string) (*Repo, *githubfake.GitHub) {
 	t.Helper()
-	gh := testkit.NewGitHub(t, testToken, "octo/widgets")
+	gh := githubfake.NewGitHub(t, testToken, "octo/widgets")
 	client, err := New(Options{Token: testToken, APIURL: gh.APIURL, Sleep: noSleep})
 	if err != nil {
 		t.Fatal(err)
@@ -46,9 +46,9 @@ func repoRig(t *testing.T, branch string) (*Repo, *testkit.GitHub) {
 // next run.
 func TestRepo_OpenLinkedPRs_leaves_out_a_runs_own(t *testing.T) {
 	r, gh := repoRig(t, "sandcastle/issue-42")
-	gh.AddLinkedPR(42, testkit.FakeLinkedPR{Number: 7, Author: "maintainer", AuthorAssociation: "COLLABORATOR", Body: "Closes #42\n\n<!-- " + PRMarker("sandcastle/issue-42") + " -->"})
-	gh.AddLinkedPR(42, testkit.FakeLinkedPR{Number: 8, Author: "colleague", AuthorAssociation: "MEMBER", Body: "Fixes #42"})
-	gh.AddLinkedPR(42, testkit.FakeLinkedPR{Number: 9, Author: "maintainer", AuthorAssociation: "COLLABORATOR", Body: "Closes #42\n\n<!-- " + PRMarker("sandcastle/other") + " -->"})
+	gh.AddLinkedPR(42, githubfake.LinkedPR{Number: 7, Author: "maintainer", AuthorAssociation: "COLLABORATOR", Body: "Closes #42\n\n<!-- " + PRMarker("sandcastle/issue-42") + " -->"})
+	gh.AddLinkedPR(42, githubfake.LinkedPR{Number: 8, Author: "colleague", AuthorAssociation: "MEMBER", Body: "Fixes #42"})
+	gh.AddLinkedPR(42, githubfake.LinkedPR{Number: 9, Author: "maintainer", AuthorAssociation: "COLLABORATOR", Body: "Closes #42\n\n<!-- " + PRMarker("sandcastle/other") + " -->"})
 	prs, err := r.OpenLinkedPRs(t.Context(), 42)
 	if err != nil {
 		t.Fatalf("OpenLinkedPRs: %v", err)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/event"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/githubfake"
 )
 
 const (
@@ -19,9 +19,9 @@ const (
 // default branch.
 func TestRepo_PullRequest(t *testing.T) {
 	r, gh := repoRig(t, "")
-	gh.AddPR(testkit.FakePR{Number: 5, Head: "feature", Base: "main", Title: "Add x", Body: "Adds x", HeadSHA: strings.Repeat("a", 40)})
-	gh.AddPR(testkit.FakePR{Number: 6, Head: "stranger:patch-1", Base: "main", Title: "Typo", HeadSHA: strings.Repeat("b", 40)})
-	gh.AddPR(testkit.FakePR{Number: 7, Head: "done", Base: "main", State: "closed"})
+	gh.AddPR(githubfake.PR{Number: 5, Head: "feature", Base: "main", Title: "Add x", Body: "Adds x", HeadSHA: strings.Repeat("a", 40)})
+	gh.AddPR(githubfake.PR{Number: 6, Head: "stranger:patch-1", Base: "main", Title: "Typo", HeadSHA: strings.Repeat("b", 40)})
+	gh.AddPR(githubfake.PR{Number: 7, Head: "done", Base: "main", State: "closed"})
 
 	got, err := r.PullRequest(t.Context(), 5)
 	want := &event.PR{Number: 5, Title: "Add x", Body: "Adds x", HeadRef: "feature", BaseRef: "main", HeadSHA: strings.Repeat("a", 40), HeadRepo: "octo/widgets",
@@ -50,7 +50,7 @@ func TestRepo_PullRequest_forbidden_says_what_to_grant(t *testing.T) {
 		{"pull_requests=read", "GitHub says the look-up needs `pull-requests: read`"},
 	} {
 		r, gh := repoRig(t, "")
-		gh.AddPR(testkit.FakePR{Number: 5, Head: "feature", Base: "main", HeadSHA: strings.Repeat("a", 40)})
+		gh.AddPR(githubfake.PR{Number: 5, Head: "feature", Base: "main", HeadSHA: strings.Repeat("a", 40)})
 		gh.ForbidNext("GET", "/repos/{owner}/{repo}/pulls/{number}", "Resource not accessible by integration", tt.accepted)
 		_, err := r.PullRequest(t.Context(), 5)
 		if err == nil || !strings.Contains(err.Error(), "get pull request octo/widgets#5: 403 Resource not accessible by integration; "+tt.want) {
@@ -61,15 +61,15 @@ func TestRepo_PullRequest_forbidden_says_what_to_grant(t *testing.T) {
 
 // threadRig is a Repo on pull request 42 whose run a review comment started, replying (when
 // reply) to the comment that starts the thread.
-func threadRig(t *testing.T, reply bool) (*Repo, *testkit.GitHub, testkit.FakeReviewComment) {
+func threadRig(t *testing.T, reply bool) (*Repo, *githubfake.GitHub, githubfake.ReviewComment) {
 	t.Helper()
 	r, gh := repoRig(t, "")
-	gh.AddPR(testkit.FakePR{Number: 42, Head: "feature", Base: "main"})
-	first := gh.AddReviewComment(testkit.FakeReviewComment{PR: 42, Path: "main.go", Line: 3, DiffHunk: "@@ -1 +1,3 @@",
+	gh.AddPR(githubfake.PR{Number: 42, Head: "feature", Base: "main"})
+	first := gh.AddReviewComment(githubfake.ReviewComment{PR: 42, Path: "main.go", Line: 3, DiffHunk: "@@ -1 +1,3 @@",
 		Body: "@sandcastle extract a helper", Author: "maintainer", AuthorAssociation: "MEMBER"})
 	trigger := first
 	if reply {
-		trigger = gh.AddReviewComment(testkit.FakeReviewComment{PR: 42, InReplyTo: first.ID, Path: "main.go", Line: 3,
+		trigger = gh.AddReviewComment(githubfake.ReviewComment{PR: 42, InReplyTo: first.ID, Path: "main.go", Line: 3,
 			Body: "/sandcastle do it", Author: "maintainer", AuthorAssociation: "MEMBER"})
 	}
 	r.Trigger = Trigger{ID: trigger.ID, Thread: first.ID}
@@ -83,7 +83,7 @@ func TestLiveComment_in_a_review_thread(t *testing.T) {
 	for _, reply := range []bool{false, true} {
 		t.Run(map[bool]string{false: "on_the_first_comment", true: "on_a_reply"}[reply], func(t *testing.T) {
 			r, gh, first := threadRig(t, reply)
-			gh.AddReviewComment(testkit.FakeReviewComment{PR: 42, InReplyTo: first.ID, Body: "fake status <!-- sandcastle:wf:job -->",
+			gh.AddReviewComment(githubfake.ReviewComment{PR: 42, InReplyTo: first.ID, Body: "fake status <!-- sandcastle:wf:job -->",
 				Author: "stranger", AuthorAssociation: "NONE"})
 			live := r.LiveComment(func(w string) { t.Error("warning: " + w) })
 			if err := live.Start(t.Context(), "starting"); err != nil {
@@ -96,7 +96,7 @@ func TestLiveComment_in_a_review_thread(t *testing.T) {
 			}
 			again.Finish(t.Context(), "finished again")
 
-			var ours []testkit.FakeReviewComment
+			var ours []githubfake.ReviewComment
 			for _, c := range gh.ReviewComments(42) {
 				if c.Author == "github-actions[bot]" {
 					ours = append(ours, c)

@@ -13,7 +13,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/relay"
 	"github.com/sandcastle-action/sandcastle/internal/report"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/actkit"
 )
 
 func hostRepo(dir string) git.Repo { return git.New(dir, nil).WithConfig("safe.directory=*") }
@@ -23,8 +23,8 @@ func hostRepo(dir string) git.Repo { return git.New(dir, nil).WithConfig("safe.d
 // saying what it forwarded; the guard's custody ends cleanly after.
 func TestLaunch_relay(t *testing.T) {
 	t.Parallel()
-	testkit.RequireDocker(t)
-	testkit.RequireImage(t, testkit.BaseImage)
+	actkit.RequireDocker(t)
+	actkit.RequireImage(t, actkit.BaseImage)
 	dir := repo(t)
 	var console strings.Builder
 	log := report.NewConsole(&console, nil, false).NewLog(nil, nil)

@@ -16,7 +16,7 @@ import (
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox/docker"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/actkit"
 	"github.com/sandcastle-action/sandcastle/internal/workspace"
 )
 
@@ -40,8 +40,8 @@ func repo(t *testing.T) string {
 // start starts a container on dir with d, and stops it when the test ends.
 func start(t *testing.T, d Docker, dir string) (*Container, *gitguard.Guard, *strings.Builder) {
 	t.Helper()
-	testkit.RequireDocker(t)
-	testkit.RequireImage(t, testkit.BaseImage)
+	actkit.RequireDocker(t)
+	actkit.RequireImage(t, actkit.BaseImage)
 	guard, err := gitguard.Take(t.Context(), git.New(dir, nil).WithConfig("safe.directory=*"))
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func sh(t *testing.T, sb sandbox.Sandbox, script string) sandbox.Result {
 
 func dockerOf(sync inputs.SyncMode) Docker {
 	uid, gid := 1000, 1000
-	return Docker{Config: inputs.DockerConfig{Image: testkit.BaseImage, Build: inputs.BuildNever, Sync: sync,
+	return Docker{Config: inputs.DockerConfig{Image: actkit.BaseImage, Build: inputs.BuildNever, Sync: sync,
 		UID: &uid, GID: &gid, Memory: 256 << 20, PidsLimit: 256}}
 }
 
@@ -105,7 +105,7 @@ func TestStart_mounts_the_workspace_and_guards_git(t *testing.T) {
 	if strings.Contains(r.Stdout, "planted") {
 		t.Error("the agent could write .git/hooks")
 	}
-	if !strings.Contains(console.String(), "started from "+testkit.BaseImage) {
+	if !strings.Contains(console.String(), "started from "+actkit.BaseImage) {
 		t.Errorf("log %q", console.String())
 	}
 }
@@ -137,7 +137,7 @@ func TestStart_copies_the_workspace(t *testing.T) {
 // and returns what was logged and the error, which it requires.
 func startFailing(t *testing.T, d Docker, image func(c *inputs.DockerConfig, dir string)) (string, error) {
 	t.Helper()
-	testkit.RequireDocker(t)
+	actkit.RequireDocker(t)
 	dir := repo(t)
 	guard, err := gitguard.Take(t.Context(), git.New(dir, nil).WithConfig("safe.directory=*"))
 	if err != nil {
@@ -232,15 +232,15 @@ func TestStart_without_a_daemon(t *testing.T) {
 // is removed before the new one starts; one of a live process is left alone.
 func TestStart_sweeps_what_a_dead_run_left(t *testing.T) {
 	t.Parallel()
-	testkit.RequireDocker(t)
-	testkit.RequireImage(t, testkit.BaseImage)
+	actkit.RequireDocker(t)
+	actkit.RequireImage(t, actkit.BaseImage)
 	dir := repo(t)
 	engine, err := docker.New(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	host, _ := os.Hostname()
-	left, err := engine.Start(t.Context(), docker.Options{Image: testkit.BaseImage, Owner: host + "/2147483646/1", Repo: dir, User: "1000:1000"})
+	left, err := engine.Start(t.Context(), docker.Options{Image: actkit.BaseImage, Owner: host + "/2147483646/1", Repo: dir, User: "1000:1000"})
 	if err != nil {
 		t.Fatal(err)
 	}

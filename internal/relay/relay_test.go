@@ -12,16 +12,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/githubfake"
 )
 
 const token = "ghs_RelayToken0123456789abcdef"
 
 // listening is a relay for octo/repo on the fake, on its socket, and a client that dials it
 // as the sandbox's gh does: https URLs of the sandbox's host, plain HTTP on the socket.
-func listening(t *testing.T, o Options) (*Relay, *testkit.GitHub, *http.Client) {
+func listening(t *testing.T, o Options) (*Relay, *githubfake.GitHub, *http.Client) {
 	t.Helper()
-	gh := testkit.NewGitHub(t, token, "octo/repo")
+	gh := githubfake.NewGitHub(t, token, "octo/repo")
 	o.Policy, o.APIURL, o.GraphQLURL, o.Token = policy, gh.APIURL, gh.GraphQLURL, token
 	r, err := New(o)
 	if err != nil {
@@ -59,7 +59,7 @@ func do(t *testing.T, c *http.Client, method, url, body string) (int, string, ht
 // the fake requires, and GitHub's answer comes back as it was.
 func TestRelayForwardsReadsWithTheToken(t *testing.T) {
 	r, gh, c := listening(t, Options{})
-	gh.AddIssue(testkit.FakeIssue{Number: 7, Title: "Seven"})
+	gh.AddIssue(githubfake.Issue{Number: 7, Title: "Seven"})
 	status, body, _ := do(t, c, "GET", "https://ghe.example/api/v3/repos/octo/repo/issues/7", "")
 	if status != 200 || !strings.Contains(body, `"title":"Seven"`) {
 		t.Fatalf("GET through the relay = %d %s; want issue 7", status, body)
@@ -81,7 +81,7 @@ func TestRelayForwardsReadsWithTheToken(t *testing.T) {
 func TestRelayRefusesWritesBeforeGitHub(t *testing.T) {
 	var logged []string
 	r, gh, c := listening(t, Options{Refused: func(s string) { logged = append(logged, s) }})
-	gh.AddIssue(testkit.FakeIssue{Number: 7, Title: "Seven"})
+	gh.AddIssue(githubfake.Issue{Number: 7, Title: "Seven"})
 	for _, req := range []struct{ method, url, body string }{
 		{"PATCH", "https://ghe.example/api/v3/repos/octo/repo/issues/7", `{"state":"closed"}`},
 		{"POST", "https://ghe.example/api/v3/repos/octo/repo/issues/7/comments", `{"body":"x"}`},
@@ -147,7 +147,7 @@ func TestRelayLinks(t *testing.T) {
 // issue view --json comments asks, and for no other id.
 func TestRelayNodeOfAKnownIssue(t *testing.T) {
 	_, gh, c := listening(t, Options{})
-	gh.AddIssue(testkit.FakeIssue{Number: 7, Title: "Seven"})
+	gh.AddIssue(githubfake.Issue{Number: 7, Title: "Seven"})
 	node := func(id string) int {
 		status, _, _ := do(t, c, "POST", "https://ghe.example/api/graphql", `{"query":"query($id: ID!) { node(id: $id) { id } }","variables":{"id":"`+id+`"}}`)
 		return status
@@ -205,7 +205,7 @@ func TestRelayDirectory(t *testing.T) {
 // TestRelayDeepDirectory: a directory too deep for a Unix socket's path (a checkout deep in a
 // runner's work directory) still gets the socket, reached through the sandbox's short mount.
 func TestRelayDeepDirectory(t *testing.T) {
-	gh := testkit.NewGitHub(t, token, "octo/repo")
+	gh := githubfake.NewGitHub(t, token, "octo/repo")
 	r, err := New(Options{Policy: policy, APIURL: gh.APIURL, GraphQLURL: gh.GraphQLURL, Token: token})
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +236,7 @@ func TestRelayDeepDirectory(t *testing.T) {
 func TestRelayRead(t *testing.T) {
 	r, gh, c := listening(t, Options{})
 	for n := 1; n <= 9; n++ {
-		gh.AddIssue(testkit.FakeIssue{Number: n, Title: "Issue " + strconv.Itoa(n)})
+		gh.AddIssue(githubfake.Issue{Number: n, Title: "Issue " + strconv.Itoa(n)})
 	}
 	for _, req := range []struct{ method, url, body string }{
 		{"GET", "https://github.com/repos/octo/repo/issues/2", ""},
@@ -279,7 +279,7 @@ func TestRelayEnvWithCurl(t *testing.T) {
 		t.Skip("no curl here")
 	}
 	r, gh, _ := listening(t, Options{})
-	gh.AddIssue(testkit.FakeIssue{Number: 7, Title: "Seven"})
+	gh.AddIssue(githubfake.Issue{Number: 7, Title: "Seven"})
 	for _, host := range []string{"github.com", "ghe.example"} {
 		api := Env(host, "octo", "repo")["SANDCASTLE_GITHUB_API"]
 		out, err := exec.CommandContext(t.Context(), curl, "-sS", "--unix-socket", filepath.Join(r.dir, socketName), api+"/repos/octo/repo/issues/7").CombinedOutput()

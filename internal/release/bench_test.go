@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/actkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // BenchmarkActionStartup measures the action image as a runner starts it, on a warm daemon (the
@@ -18,8 +19,8 @@ import (
 // agent's first line in the job log, the real claude of the image answering the scripted model
 // with sandbox: none. It also reports the image's size. scripts/bench-startup.sh prints it.
 func BenchmarkActionStartup(b *testing.B) {
-	id := testkit.ReleaseImages(b, "../..", "action")["action"]
-	pull, disk := testkit.PullSize(b, id), testkit.InspectImage(b, id).Size
+	id := actkit.ReleaseImages(b, "../..", "action")["action"]
+	pull, disk := actkit.PullSize(b, id), actkit.InspectImage(b, id).Size
 	var first, iteration, agent time.Duration
 	startup(b, id) // warms the daemon and the page cache
 	b.ResetTimer()
@@ -40,7 +41,7 @@ func BenchmarkActionStartup(b *testing.B) {
 // from starting the container to its first line, to "Iteration 1/1" and to the agent's first
 // line (the first after the runner's stop-commands marker, which opens the agent's text).
 func startup(b *testing.B, image string) (first, iteration, agent time.Duration) {
-	model := testkit.NewAnthropic(b, testkit.Text("Ready. <promise>COMPLETE</promise>"))
+	model := models.NewAnthropic(b, models.Text("Ready. <promise>COMPLETE</promise>"))
 	dir, files, home := b.TempDir(), b.TempDir(), b.TempDir()
 	for _, args := range [][]string{
 		{"init", "-q", "-b", "main", dir},

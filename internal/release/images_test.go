@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/actkit"
 )
 
 // The Docker tier: the release's build steps, run here for this machine's platform (see
@@ -47,18 +47,18 @@ func inImage(t *testing.T, image, user, script string) string {
 // labels that say where and from which commit each image comes, and in them the programs a run
 // needs, pinned as scripts/agent-clis.env says.
 func TestReleaseBuildsTheImagesLocally(t *testing.T) {
-	ids := testkit.ReleaseImages(t, "../..", "action", "sandbox-claude-code")
+	ids := actkit.ReleaseImages(t, "../..", "action", "sandbox-claude-code")
 	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	images := published(t)
 	for image, id := range ids {
-		built := testkit.InspectImage(t, id)
+		built := actkit.InspectImage(t, id)
 		for _, ref := range images[image][:2] {
 			// Another package's tests may build the same image at the same time, so the tag is
 			// only checked to be there; what the build made is checked by its ID.
-			testkit.InspectImage(t, ref)
+			actkit.InspectImage(t, ref)
 		}
 		want := map[string]string{
 			"org.opencontainers.image.source":   "https://github.com/" + Owner + "/sandcastle",
@@ -78,7 +78,7 @@ func TestReleaseBuildsTheImagesLocally(t *testing.T) {
 
 	claude := pins(t)["CLAUDE_CODE_VERSION"] + " (Claude Code)"
 	action := ids["action"]
-	if got, want := testkit.InspectImage(t, action).Config.Entrypoint, []string{"/usr/bin/tini", "--", "/usr/local/bin/sandcastle"}; strings.Join(got, " ") != strings.Join(want, " ") {
+	if got, want := actkit.InspectImage(t, action).Config.Entrypoint, []string{"/usr/bin/tini", "--", "/usr/local/bin/sandcastle"}; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("the action image's entrypoint is %q, want %q", got, want)
 	}
 	if got, want := inImage(t, action, "", "sandcastle version && claude --version && git --version >/dev/null && echo ok"), "sandcastle "+Version+"\n"+claude+"\nok"; got != want {
@@ -104,10 +104,10 @@ func TestReleaseBuildsTheImagesLocally(t *testing.T) {
 // registry stores it. Its size on disk, uncompressed, is logged beside: the Claude Code binary
 // alone is 402 MB of it.
 func TestActionImageSize(t *testing.T) {
-	id := testkit.ReleaseImages(t, "../..", "action")["action"]
-	size := testkit.PullSize(t, id)
-	t.Logf("action image: %s to pull, %s on disk", testkit.MB(size), testkit.MB(testkit.InspectImage(t, id).Size))
+	id := actkit.ReleaseImages(t, "../..", "action")["action"]
+	size := actkit.PullSize(t, id)
+	t.Logf("action image: %s to pull, %s on disk", actkit.MB(size), actkit.MB(actkit.InspectImage(t, id).Size))
 	if size > maxPullSize {
-		t.Errorf("the action image is %s to pull, more than %s", testkit.MB(size), testkit.MB(maxPullSize))
+		t.Errorf("the action image is %s to pull, more than %s", actkit.MB(size), actkit.MB(maxPullSize))
 	}
 }

@@ -24,7 +24,7 @@ func RequireBinary(t testing.TB, name string) string {
 	if err == nil {
 		return path
 	}
-	skipOrFail(t, fmt.Sprintf("binary %q not found on PATH (%v)", name, err), installHint(name))
+	SkipOrFail(t, fmt.Sprintf("binary %q not found on PATH (%v)", name, err), InstallHint(name))
 	return ""
 }
 
@@ -34,14 +34,15 @@ func RequireBinary(t testing.TB, name string) string {
 func RequireRoot(t testing.TB, why string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		skipOrFail(t, "not root, and "+why+" needs root", "run the tests as root (sudo), as CI does")
+		SkipOrFail(t, "not root, and "+why+" needs root", "run the tests as root (sudo), as CI does")
 	}
 }
 
-// skipOrFail skips the test for want of what reason names, with hint on how to provide it; under
+// SkipOrFail skips the test for want of what reason names, with hint on how to provide it; under
 // CI=true it fails the test instead, since CI must never pass by silently skipping a tier. The
-// caller must return after it: a testing.TB other than *testing.T may not stop the test.
-func skipOrFail(t testing.TB, reason, hint string) {
+// caller must return after it: a testing.TB other than *testing.T may not stop the test. The
+// Require helpers of this package and of actkit keep to it.
+func SkipOrFail(t testing.TB, reason, hint string) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("%s (CI=true, so not skipping); %s", reason, hint)
@@ -50,7 +51,8 @@ func skipOrFail(t testing.TB, reason, hint string) {
 	t.Skipf("skipping: %s; %s", reason, hint)
 }
 
-func installHint(name string) string {
+// InstallHint says how to install the program name that a test needs.
+func InstallHint(name string) string {
 	switch name {
 	case "claude":
 		return "install it with `npm install -g @anthropic-ai/claude-code@" + ClaudeCodeVersion + "`"

@@ -40,6 +40,12 @@ type GitRequest struct {
 	Status                int // the server's answer when it refused the request, else 0
 }
 
+// AuthHeader is the header, for git's http.extraheader, that carries token as GitHub's git
+// remote takes it and the GitServer checks it.
+func AuthHeader(token string) string {
+	return "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))
+}
+
 // NewGitServer starts a server for token (and readOnlyToken, when not "") that lives as long
 // as the test. It skips the test when git or git http-backend is missing, and fails it instead
 // under CI=true.
@@ -54,7 +60,7 @@ func NewGitServer(t testing.TB, token, readOnlyToken string) *GitServer {
 	}
 	backend := filepath.Join(execPath, "git-http-backend")
 	if _, err := os.Stat(backend); err != nil {
-		skipOrFail(t, fmt.Sprintf("git http-backend not found (%v)", err), installHint("git"))
+		SkipOrFail(t, fmt.Sprintf("git http-backend not found (%v)", err), InstallHint("git"))
 		return nil
 	}
 	root := t.TempDir()

@@ -1,7 +1,6 @@
 package testkit_test
 
 import (
-	"encoding/base64"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,10 +15,6 @@ const (
 	gitReadOnlyToken = "ghs_GitServerReadOnly012345678"
 )
 
-func basicHeader(token string) string {
-	return "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))
-}
-
 // TestGitServer_checks_the_token: each credential may do what a GitHub token with that scope
 // may, and the server records why it refused the rest.
 func TestGitServer_checks_the_token(t *testing.T) {
@@ -30,14 +25,14 @@ func TestGitServer_checks_the_token(t *testing.T) {
 		push    bool
 		status  int // the refusal recorded, 0 for none
 	}{
-		{"token_reads", []string{basicHeader(gitToken)}, false, 0},
-		{"token_pushes", []string{basicHeader(gitToken)}, true, 0},
-		{"read_only_token_reads", []string{basicHeader(gitReadOnlyToken)}, false, 0},
-		{"read_only_token_cannot_push", []string{basicHeader(gitReadOnlyToken)}, true, http.StatusForbidden},
-		{"wrong_token", []string{basicHeader("ghs_wrong")}, false, http.StatusUnauthorized},
+		{"token_reads", []string{testkit.AuthHeader(gitToken)}, false, 0},
+		{"token_pushes", []string{testkit.AuthHeader(gitToken)}, true, 0},
+		{"read_only_token_reads", []string{testkit.AuthHeader(gitReadOnlyToken)}, false, 0},
+		{"read_only_token_cannot_push", []string{testkit.AuthHeader(gitReadOnlyToken)}, true, http.StatusForbidden},
+		{"wrong_token", []string{testkit.AuthHeader("ghs_wrong")}, false, http.StatusUnauthorized},
 		{"no_token", nil, false, http.StatusUnauthorized},
 		{"bearer_scheme", []string{"Authorization: Bearer " + gitToken}, false, http.StatusUnauthorized},
-		{"two_headers", []string{basicHeader(gitToken), basicHeader(gitToken)}, false, http.StatusBadRequest},
+		{"two_headers", []string{testkit.AuthHeader(gitToken), testkit.AuthHeader(gitToken)}, false, http.StatusBadRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,12 +18,12 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/sandbox"
 	"github.com/sandcastle-action/sandcastle/internal/sandbox/sandboxtest"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/actkit"
 )
 
 // testImage is the base image the machine's provisioning creates (see DESIGN.md): nothing is
 // pulled in tests.
-const testImage = testkit.BaseImage
+const testImage = actkit.BaseImage
 
 // liveness bounds how long a test waits for something that must happen, so that a broken
 // implementation fails instead of hanging. It is never what a test asserts.
@@ -33,8 +33,8 @@ const liveness = 60 * time.Second
 // machine without Docker, fail under CI=true.
 func requireDocker(t testing.TB) *Engine {
 	t.Helper()
-	testkit.RequireDocker(t)
-	testkit.RequireImage(t, testImage)
+	actkit.RequireDocker(t)
+	actkit.RequireImage(t, testImage)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	e, err := New(ctx)

@@ -1,12 +1,6 @@
-// Command fakeclaude stands in for Claude Code's CLI (claude --print --output-format
-// stream-json) in tests that reach a whole run without npm: it speaks claude's stream-json and
-// does what a script tells it, the same steps testkit's model stand-ins answer with (a shell
-// tool call, text that ends the turn, an API error, a hang, text and then a hang).
-//
-// Tests build it with testkit.NewFakeClaude, which puts it on PATH as claude with its script
-// beside it: NAME.script is the JSON script, NAME.next the index of the next step (the script
-// goes on across invocations, as a conversation with the model stand-ins does) and NAME.calls
-// one JSON line per invocation: its arguments, prompt, directory and environment. Sessions are
-// kept under $HOME/.claude/projects as claude keeps them, so --resume and --fork-session work
-// and a session can be carried out of a sandbox.
-package main
+// Package fakeclaude stands in for the claude CLI itself, so that a whole run reaches every part
+// of the lifecycle in a plain go test, without npm: New builds the program in ./claude (once for
+// each version of its source), puts it in a directory of its own as claude, and scripts it with
+// the steps of package models, which the model stand-ins answer with too; Calls returns what
+// each invocation was given.
+package fakeclaude

@@ -1,4 +1,4 @@
-package testkit
+package githubfake
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 	"strings"
 )
 
-// FakeIssue is an issue as the fake holds it; its labels and comments are the fake's Labels and
+// Issue is an issue as the fake holds it; its labels and comments are the fake's Labels and
 // Comments of its number.
-type FakeIssue struct {
+type Issue struct {
 	Number      int
 	Title, Body string
 	State       string // open or closed; "" means open
@@ -21,26 +21,26 @@ type FakeIssue struct {
 	Edits       int // PATCH requests that reached it
 }
 
-// FakeFile is a file a pull request changes, with GitHub's patch of it (the hunks of a unified
+// File is a file a pull request changes, with GitHub's patch of it (the hunks of a unified
 // diff, without the file headers).
-type FakeFile struct {
+type File struct {
 	Name  string
 	Patch string
 }
 
-// FakeReview is a pull request review as the fake holds it.
-type FakeReview struct {
+// Review is a pull request review as the fake holds it.
+type Review struct {
 	ID       int64
 	PR       int
 	CommitID string
 	Event    string // COMMENT, APPROVE or REQUEST_CHANGES
 	Body     string
-	Comments []FakeReviewComment
+	Comments []ReviewComment
 }
 
-// FakeReviewComment is a review comment on one line of a pull request's diff: one of a review,
+// ReviewComment is a review comment on one line of a pull request's diff: one of a review,
 // or a reply in the thread another one started.
-type FakeReviewComment struct {
+type ReviewComment struct {
 	ID        int64
 	ReviewID  int64 // the review it belongs to; 0 for one added with AddReviewComment
 	InReplyTo int64 // the thread's first comment, for a reply; 0 for that one
@@ -59,7 +59,7 @@ type FakeReviewComment struct {
 }
 
 // AddIssue adds an issue, as if opened before the test, with labels. Number 0 means the next.
-func (g *GitHub) AddIssue(is FakeIssue, labels ...string) FakeIssue {
+func (g *GitHub) AddIssue(is Issue, labels ...string) Issue {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if is.Number == 0 {
@@ -78,7 +78,7 @@ func (g *GitHub) AddIssue(is FakeIssue, labels ...string) FakeIssue {
 }
 
 // Issue returns issue number as it is now.
-func (g *GitHub) Issue(number int) FakeIssue {
+func (g *GitHub) Issue(number int) Issue {
 	g.t.Helper()
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -90,17 +90,17 @@ func (g *GitHub) Issue(number int) FakeIssue {
 }
 
 // SetFiles sets what pull request number changes.
-func (g *GitHub) SetFiles(number int, files ...FakeFile) {
+func (g *GitHub) SetFiles(number int, files ...File) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.files[number] = slices.Clone(files)
 }
 
 // Reviews returns the reviews of pull request number, oldest first.
-func (g *GitHub) Reviews(number int) []FakeReview {
+func (g *GitHub) Reviews(number int) []Review {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var out []FakeReview
+	var out []Review
 	for _, r := range g.reviews {
 		if r.PR == number {
 			for _, c := range g.reviewComments {
@@ -131,7 +131,7 @@ func (g *GitHub) Requests() []string {
 
 // The handlers below run holding g.mu.
 
-func (g *GitHub) issueJSON(is *FakeIssue) map[string]any {
+func (g *GitHub) issueJSON(is *Issue) map[string]any {
 	labels := []map[string]any{}
 	for _, l := range g.labels[is.Number] {
 		labels = append(labels, map[string]any{"name": l})
@@ -163,9 +163,9 @@ func (g *GitHub) getIssue(w http.ResponseWriter, r *http.Request, _ []byte) {
 		return
 	}
 	// A pull request is an issue too, as GitHub answers it.
-	if i := slices.IndexFunc(g.prs, func(pr FakePR) bool { return int64(pr.Number) == n }); i >= 0 {
+	if i := slices.IndexFunc(g.prs, func(pr PR) bool { return int64(pr.Number) == n }); i >= 0 {
 		pr := g.prs[i]
-		out := g.issueJSON(&FakeIssue{Number: pr.Number, Title: pr.Title, Body: pr.Body, State: pr.State, Author: appLogin})
+		out := g.issueJSON(&Issue{Number: pr.Number, Title: pr.Title, Body: pr.Body, State: pr.State, Author: appLogin})
 		out["pull_request"] = map[string]any{"html_url": pr.URL}
 		respond(w, http.StatusOK, out)
 		return
@@ -267,7 +267,7 @@ func reviewState(event string) string {
 // them is not on a line of the diff.
 func (g *GitHub) createReview(w http.ResponseWriter, r *http.Request, body []byte) {
 	n, _ := pathNumber(r, "number")
-	if !slices.ContainsFunc(g.prs, func(pr FakePR) bool { return int64(pr.Number) == n }) {
+	if !slices.ContainsFunc(g.prs, func(pr PR) bool { return int64(pr.Number) == n }) {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
@@ -292,7 +292,7 @@ func (g *GitHub) createReview(w http.ResponseWriter, r *http.Request, body []byt
 		return
 	}
 	lines := diffLines(g.files[int(n)])
-	rv := FakeReview{ID: g.nextCommentID, PR: int(n), CommitID: in.CommitID, Event: in.Event, Body: in.Body}
+	rv := Review{ID: g.nextCommentID, PR: int(n), CommitID: in.CommitID, Event: in.Event, Body: in.Body}
 	g.nextCommentID++
 	for _, c := range in.Comments {
 		side := c.Side
@@ -306,7 +306,7 @@ func (g *GitHub) createReview(w http.ResponseWriter, r *http.Request, body []byt
 			})
 			return
 		}
-		rv.Comments = append(rv.Comments, FakeReviewComment{ReviewID: rv.ID, PR: int(n), Path: c.Path, Line: c.Line, Side: side, Body: c.Body,
+		rv.Comments = append(rv.Comments, ReviewComment{ReviewID: rv.ID, PR: int(n), Path: c.Path, Line: c.Line, Side: side, Body: c.Body,
 			Author: appLogin, AuthorAssociation: "NONE"})
 	}
 	for _, c := range rv.Comments {
@@ -322,7 +322,7 @@ var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
 
 // diffLines are the "path:SIDE:line" a review may comment on: every line of every hunk, the
 // removed ones on the LEFT, the added ones on the RIGHT, the context on both.
-func diffLines(files []FakeFile) map[string]bool {
+func diffLines(files []File) map[string]bool {
 	out := map[string]bool{}
 	for _, f := range files {
 		var left, right int
@@ -484,7 +484,7 @@ func (g *GitHub) searchIssues(q string) []gqlObject {
 	return nodes
 }
 
-func (g *GitHub) issueObject(is *FakeIssue) gqlObject {
+func (g *GitHub) issueObject(is *Issue) gqlObject {
 	var labels, comments []gqlObject
 	for _, l := range g.labels[is.Number] {
 		labels = append(labels, gqlObject{"__typename": "Label", "id": "L_" + l, "name": l, "description": "", "color": "ededed"})

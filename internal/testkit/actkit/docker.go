@@ -1,4 +1,4 @@
-package testkit
+package actkit
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // Images that scripts/provision-docker.sh provides without Docker Hub.
@@ -38,7 +40,7 @@ const (
 func RequireDocker(t testing.TB) {
 	t.Helper()
 	if _, err := engineGet(t.Context(), os.Getenv("DOCKER_HOST"), "/_ping"); err != nil {
-		skipOrFail(t, err.Error(), provisionHint)
+		testkit.SkipOrFail(t, err.Error(), provisionHint)
 	}
 }
 
@@ -49,11 +51,11 @@ func RequireImage(t testing.TB, name string) {
 	status, err := engineGet(t.Context(), os.Getenv("DOCKER_HOST"), imagePath(name))
 	switch {
 	case err != nil:
-		skipOrFail(t, err.Error(), provisionHint)
+		testkit.SkipOrFail(t, err.Error(), provisionHint)
 	case status == http.StatusNotFound:
-		skipOrFail(t, fmt.Sprintf("Docker image %q not found", name), provisionHint)
+		testkit.SkipOrFail(t, fmt.Sprintf("Docker image %q not found", name), provisionHint)
 	case status != http.StatusOK:
-		skipOrFail(t, fmt.Sprintf("inspect Docker image %q: HTTP %d", name, status), provisionHint)
+		testkit.SkipOrFail(t, fmt.Sprintf("inspect Docker image %q: HTTP %d", name, status), provisionHint)
 	}
 }
 

@@ -1,4 +1,4 @@
-package testkit
+package models
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // These tests drive the real claude CLI against the stand-in: they prove the wire format is
@@ -17,7 +19,7 @@ const signal = "<promise>COMPLETE</promise>"
 
 func TestAnthropicDrivesRealClaude(t *testing.T) {
 	t.Parallel()
-	claude := RequireBinary(t, "claude")
+	claude := testkit.RequireBinary(t, "claude")
 	repo := newRepo(t)
 	a := NewAnthropic(t,
 		Bash(`echo hi >> notes.txt && git add notes.txt && git -c user.name=t -c user.email=t@t commit -qm 'add note'`),
@@ -71,7 +73,7 @@ func TestAnthropicDrivesRealClaude(t *testing.T) {
 
 func TestAnthropicErrorStepFailsClaude(t *testing.T) {
 	t.Parallel()
-	claude := RequireBinary(t, "claude")
+	claude := testkit.RequireBinary(t, "claude")
 	tests := []struct {
 		name     string
 		status   int
@@ -116,7 +118,7 @@ func TestAnthropicErrorStepFailsClaude(t *testing.T) {
 
 func TestAnthropicResumeSendsEarlierTurns(t *testing.T) {
 	t.Parallel()
-	claude := RequireBinary(t, "claude")
+	claude := testkit.RequireBinary(t, "claude")
 	repo := newRepo(t)
 	home := t.TempDir()
 	a := NewAnthropic(t, Text("first answer"), Text("second answer"))
@@ -139,7 +141,7 @@ func TestAnthropicResumeSendsEarlierTurns(t *testing.T) {
 
 func TestAnthropicHangKeepsClaudeWaiting(t *testing.T) {
 	t.Parallel()
-	claude := RequireBinary(t, "claude")
+	claude := testkit.RequireBinary(t, "claude")
 	tests := []struct {
 		name string
 		step Step
@@ -235,7 +237,7 @@ func toolResultIDs(m Message) string {
 // newRepo makes a git repository with one commit.
 func newRepo(t *testing.T) string {
 	t.Helper()
-	RequireBinary(t, "git")
+	testkit.RequireBinary(t, "git")
 	dir := filepath.Join(t.TempDir(), "repo")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package testkit_test
+package githubfake_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/githubapi"
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/githubfake"
 )
 
 const (
@@ -33,13 +33,13 @@ const (
 // newClient returns the fake and internal/githubapi's real client pointed at it, as the app
 // would build it from GITHUB_API_URL for a run on issue 1 (whose closing reference its gate
 // keeps live), with waits between retries skipped.
-func newClient(t *testing.T) (*testkit.GitHub, *githubapi.Client) {
+func newClient(t *testing.T) (*githubfake.GitHub, *githubapi.Client) {
 	t.Helper()
-	gh := testkit.NewGitHub(t, ghToken, "octo/repo")
+	gh := githubfake.NewGitHub(t, ghToken, "octo/repo")
 	return gh, clientFor(t, gh, ghToken)
 }
 
-func clientFor(t *testing.T, gh *testkit.GitHub, token string) *githubapi.Client {
+func clientFor(t *testing.T, gh *githubfake.GitHub, token string) *githubapi.Client {
 	t.Helper()
 	c, err := githubapi.New(githubapi.Options{
 		Token:  token,
@@ -54,7 +54,7 @@ func clientFor(t *testing.T, gh *testkit.GitHub, token string) *githubapi.Client
 }
 
 // recordingClient is a client of gh whose waits between retries are recorded, not waited.
-func recordingClient(t *testing.T, gh *testkit.GitHub) (*githubapi.Client, *[]time.Duration) {
+func recordingClient(t *testing.T, gh *githubfake.GitHub) (*githubapi.Client, *[]time.Duration) {
 	t.Helper()
 	var waits []time.Duration
 	c, err := githubapi.New(githubapi.Options{Token: ghToken, APIURL: gh.APIURL,
@@ -94,7 +94,7 @@ func TestGitHub_pr_created_then_updated(t *testing.T) {
 		t.Fatalf("%d pull requests, want %d: %+v", got, want, prs)
 	}
 	pr := prs[0]
-	want := testkit.FakePR{Number: 2, Head: "octo:sandcastle/issue-1", Base: "main", Title: "second",
+	want := githubfake.PR{Number: 2, Head: "octo:sandcastle/issue-1", Base: "main", Title: "second",
 		Body: "Fixes #1 again\n\n<!-- " + prMarker + " -->", Draft: true, State: "open",
 		URL: gh.URL + "/octo/repo/pull/2", Edits: 1}
 	if pr != want {
@@ -120,11 +120,11 @@ func TestGitHub_pr_list_filters(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		existing testkit.FakePR
+		existing githubfake.PR
 	}{
-		{"closed", testkit.FakePR{Head: "sandcastle/issue-1", Base: "main", Body: "<!-- " + prMarker + " -->", State: "closed"}},
-		{"other_head", testkit.FakePR{Head: "sandcastle/issue-9", Base: "main", Body: "<!-- " + prMarker + " -->"}},
-		{"other_owner", testkit.FakePR{Head: "fork:sandcastle/issue-1", Base: "main", Body: "<!-- " + prMarker + " -->"}},
+		{"closed", githubfake.PR{Head: "sandcastle/issue-1", Base: "main", Body: "<!-- " + prMarker + " -->", State: "closed"}},
+		{"other_head", githubfake.PR{Head: "sandcastle/issue-9", Base: "main", Body: "<!-- " + prMarker + " -->"}},
+		{"other_owner", githubfake.PR{Head: "fork:sandcastle/issue-1", Base: "main", Body: "<!-- " + prMarker + " -->"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,7 +150,7 @@ func TestGitHub_pr_list_filters(t *testing.T) {
 func TestGitHub_pr_already_exists(t *testing.T) {
 	t.Parallel()
 	gh, c := newClient(t)
-	human := gh.AddPR(testkit.FakePR{Head: "sandcastle/issue-1", Base: "main", Title: "by hand"})
+	human := gh.AddPR(githubfake.PR{Head: "sandcastle/issue-1", Base: "main", Title: "by hand"})
 	pr, created, err := c.UpsertPR(t.Context(), prSpec("title", "body"))
 	if err != nil || created {
 		t.Fatalf("UpsertPR: created %v, err %v", created, err)
@@ -173,7 +173,7 @@ func TestGitHub_pr_already_exists(t *testing.T) {
 func TestGitHub_adopted_pr_keeps_their_title_and_body(t *testing.T) {
 	t.Parallel()
 	gh, c := newClient(t)
-	human := gh.AddPR(testkit.FakePR{Head: "sandcastle/issue-1", Base: "main", Title: "My own title", Body: "What I want, in my words."})
+	human := gh.AddPR(githubfake.PR{Head: "sandcastle/issue-1", Base: "main", Title: "My own title", Body: "What I want, in my words."})
 	pr, created, err := c.UpsertPR(t.Context(), prSpec("Run title", "Run summary one"))
 	if err != nil || created || pr.Number != human.Number || !pr.Adopted {
 		t.Fatalf("UpsertPR = %+v, created %v, err %v; want #%d adopted", pr, created, err, human.Number)
@@ -249,7 +249,7 @@ func TestGitHub_head_not_yet_seen_is_retried(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			gh := testkit.NewGitHub(t, ghToken, "octo/repo")
+			gh := githubfake.NewGitHub(t, ghToken, "octo/repo")
 			c, waits := recordingClient(t, gh)
 			gh.HeadNotYetSeenNext(tt.times)
 			_, created, err := c.UpsertPR(t.Context(), prSpec("title", "body"))
@@ -270,7 +270,7 @@ func TestGitHub_head_not_yet_seen_is_retried(t *testing.T) {
 // is retried only after a minute, as GitHub asks.
 func TestGitHub_too_many_requests_waits_a_minute(t *testing.T) {
 	t.Parallel()
-	gh := testkit.NewGitHub(t, ghToken, "octo/repo")
+	gh := githubfake.NewGitHub(t, ghToken, "octo/repo")
 	c, waits := recordingClient(t, gh)
 	gh.SetPermission("alice", "write")
 	gh.TooManyRequestsNext("GET", permPath, 1)
@@ -334,7 +334,7 @@ func TestGitHub_comment_edited_not_duplicated(t *testing.T) {
 		t.Fatalf("%d comments, want %d", got, want)
 	}
 	got := comments[150]
-	want := testkit.FakeComment{ID: first.ID, Issue: 1, Body: "done\n\n<!-- " + marker + " -->",
+	want := githubfake.Comment{ID: first.ID, Issue: 1, Body: "done\n\n<!-- " + marker + " -->",
 		URL: fmt.Sprintf("%s/octo/repo/issues/1#issuecomment-%d", gh.URL, first.ID), Edits: 1,
 		Author: "github-actions[bot]", AuthorAssociation: "NONE"}
 	if got != want {
@@ -453,9 +453,9 @@ func TestGitHub_rate_limit(t *testing.T) {
 func TestGitHub_linked_prs(t *testing.T) {
 	t.Parallel()
 	gh, c := newClient(t)
-	gh.AddLinkedPR(1, testkit.FakeLinkedPR{Number: 10, Author: "alice", AuthorAssociation: "COLLABORATOR"})
-	gh.AddLinkedPR(1, testkit.FakeLinkedPR{Number: 11, Author: "bob", AuthorAssociation: "MEMBER", State: "closed"})
-	gh.AddLinkedPR(1, testkit.FakeLinkedPR{Number: 3, Author: "carol", AuthorAssociation: "OWNER", Repo: "other/repo"})
+	gh.AddLinkedPR(1, githubfake.LinkedPR{Number: 10, Author: "alice", AuthorAssociation: "COLLABORATOR"})
+	gh.AddLinkedPR(1, githubfake.LinkedPR{Number: 11, Author: "bob", AuthorAssociation: "MEMBER", State: "closed"})
+	gh.AddLinkedPR(1, githubfake.LinkedPR{Number: 3, Author: "carol", AuthorAssociation: "OWNER", Repo: "other/repo"})
 	pr, _, err := c.UpsertPR(t.Context(), prSpec("title", "Fixes #1"))
 	if err != nil {
 		t.Fatal(err)
@@ -493,7 +493,7 @@ func TestGitHub_refuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			gh := testkit.NewGitHub(t, ghToken, "octo/repo")
+			gh := githubfake.NewGitHub(t, ghToken, "octo/repo")
 			c := clientFor(t, gh, tt.token)
 			err := c.AddLabels(t.Context(), tt.owner, "repo", 1, "sandcastle")
 			var apiErr *githubapi.Error

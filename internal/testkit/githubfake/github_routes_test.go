@@ -1,4 +1,4 @@
-package testkit_test
+package githubfake_test
 
 import (
 	"bytes"
@@ -12,16 +12,16 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/githubfake"
 )
 
 // The fake's issue, review and reaction routes, driven through go-github as a client of them
 // would drive them.
 
 // goGitHub returns the fake and a go-github client of it with the fake's token.
-func goGitHub(t *testing.T) (*testkit.GitHub, *github.Client) {
+func goGitHub(t *testing.T) (*githubfake.GitHub, *github.Client) {
 	t.Helper()
-	gh := testkit.NewGitHub(t, ghToken, "octo/repo")
+	gh := githubfake.NewGitHub(t, ghToken, "octo/repo")
 	c, err := github.NewClient(nil).WithAuthToken(ghToken).WithEnterpriseURLs(gh.APIURL+"/", gh.APIURL+"/")
 	if err != nil {
 		t.Fatal(err)
@@ -53,9 +53,9 @@ func TestGitHub_issue_get_list_edit(t *testing.T) {
 	t.Parallel()
 	gh, c := goGitHub(t)
 	ctx := t.Context()
-	open := gh.AddIssue(testkit.FakeIssue{Title: "Crash on start", Body: "It crashes."}, "bug", "sandcastle")
-	closed := gh.AddIssue(testkit.FakeIssue{Title: "Old", State: "closed", StateReason: "completed", Author: "alice"})
-	pr := gh.AddPR(testkit.FakePR{Head: "feature", Base: "main", Title: "A change", State: "open"})
+	open := gh.AddIssue(githubfake.Issue{Title: "Crash on start", Body: "It crashes."}, "bug", "sandcastle")
+	closed := gh.AddIssue(githubfake.Issue{Title: "Old", State: "closed", StateReason: "completed", Author: "alice"})
+	pr := gh.AddPR(githubfake.PR{Head: "feature", Base: "main", Title: "A change", State: "open"})
 
 	is, _, err := c.Issues.Get(ctx, "octo", "repo", open.Number)
 	if err != nil {
@@ -113,8 +113,8 @@ func TestGitHub_issue_get_list_edit(t *testing.T) {
 func TestGitHub_pr_lookup(t *testing.T) {
 	t.Parallel()
 	gh, c := goGitHub(t)
-	fork := gh.AddPR(testkit.FakePR{Head: "alice:fix", Base: "main", Title: "From a fork", State: "open", HeadSHA: "abc123"})
-	own := gh.AddPR(testkit.FakePR{Head: "octo:sandcastle/issue-1", Base: "develop", State: "open", Draft: true})
+	fork := gh.AddPR(githubfake.PR{Head: "alice:fix", Base: "main", Title: "From a fork", State: "open", HeadSHA: "abc123"})
+	own := gh.AddPR(githubfake.PR{Head: "octo:sandcastle/issue-1", Base: "develop", State: "open", Draft: true})
 
 	pr, _, err := c.PullRequests.Get(t.Context(), "octo", "repo", fork.Number)
 	if err != nil {
@@ -146,8 +146,8 @@ func TestGitHub_reviews(t *testing.T) {
 	t.Parallel()
 	gh, c := goGitHub(t)
 	ctx := t.Context()
-	pr := gh.AddPR(testkit.FakePR{Head: "feature", Base: "main", State: "open"})
-	gh.SetFiles(pr.Number, testkit.FakeFile{Name: "a.go", Patch: diffPatch})
+	pr := gh.AddPR(githubfake.PR{Head: "feature", Base: "main", State: "open"})
+	gh.SetFiles(pr.Number, githubfake.File{Name: "a.go", Patch: diffPatch})
 
 	files, _, err := c.PullRequests.ListFiles(ctx, "octo", "repo", pr.Number, nil)
 	if err != nil || len(files) != 1 || files[0].GetFilename() != "a.go" || files[0].GetPatch() != diffPatch {
@@ -228,9 +228,9 @@ func TestGitHub_review_comment_replies(t *testing.T) {
 	t.Parallel()
 	gh, c := goGitHub(t)
 	ctx := t.Context()
-	pr := gh.AddPR(testkit.FakePR{Head: "feature", Base: "main", State: "open"})
-	other := gh.AddPR(testkit.FakePR{Head: "other", Base: "main", State: "open"})
-	first := gh.AddReviewComment(testkit.FakeReviewComment{PR: pr.Number, Path: "a.go", Line: 3, DiffHunk: diffPatch, Body: "Why 3?",
+	pr := gh.AddPR(githubfake.PR{Head: "feature", Base: "main", State: "open"})
+	other := gh.AddPR(githubfake.PR{Head: "other", Base: "main", State: "open"})
+	first := gh.AddReviewComment(githubfake.ReviewComment{PR: pr.Number, Path: "a.go", Line: 3, DiffHunk: diffPatch, Body: "Why 3?",
 		Author: "alice", AuthorAssociation: "MEMBER"})
 	if first.Side != "RIGHT" || first.URL != gh.URL+"/octo/repo/pull/1#discussion_r"+itoa(first.ID) {
 		t.Errorf("added comment = %+v", first)
@@ -276,8 +276,8 @@ func TestGitHub_reactions(t *testing.T) {
 	ctx := t.Context()
 	gh.SetLabels(1)
 	ic := gh.AddComment(1, "alice", "MEMBER", "@sandcastle please")
-	pr := gh.AddPR(testkit.FakePR{Head: "feature", Base: "main", State: "open"})
-	rc := gh.AddReviewComment(testkit.FakeReviewComment{PR: pr.Number, Path: "a.go", Line: 1, Body: "fix this"})
+	pr := gh.AddPR(githubfake.PR{Head: "feature", Base: "main", State: "open"})
+	rc := gh.AddReviewComment(githubfake.ReviewComment{PR: pr.Number, Path: "a.go", Line: 1, Body: "fix this"})
 
 	eyes, resp, err := c.Reactions.CreateIssueCommentReaction(ctx, "octo", "repo", ic.ID, "eyes")
 	if err != nil || resp.StatusCode != http.StatusCreated || eyes.GetContent() != "eyes" || eyes.GetUser().GetLogin() != "github-actions[bot]" {
@@ -325,7 +325,7 @@ func TestGitHub_reactions(t *testing.T) {
 }
 
 // graphQL posts a GraphQL request to the fake and returns the status and decoded answer.
-func graphQL(t *testing.T, gh *testkit.GitHub, body any) (int, map[string]any) {
+func graphQL(t *testing.T, gh *githubfake.GitHub, body any) (int, map[string]any) {
 	t.Helper()
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -366,10 +366,10 @@ func jsonOf(t *testing.T, v any) string {
 // aliases and variables), and a mutation or a broken document gets GraphQL errors.
 func TestGitHub_graphql(t *testing.T) {
 	t.Parallel()
-	gh := testkit.NewGitHub(t, ghToken, "octo/repo")
-	gh.AddIssue(testkit.FakeIssue{Title: "one"}, "sandcastle")
-	gh.AddIssue(testkit.FakeIssue{Title: "two", State: "closed", StateReason: "not_planned"}, "sandcastle", "wontfix")
-	gh.AddIssue(testkit.FakeIssue{Title: "three"}, "Sandcastle", "bug")
+	gh := githubfake.NewGitHub(t, ghToken, "octo/repo")
+	gh.AddIssue(githubfake.Issue{Title: "one"}, "sandcastle")
+	gh.AddIssue(githubfake.Issue{Title: "two", State: "closed", StateReason: "not_planned"}, "sandcastle", "wontfix")
+	gh.AddIssue(githubfake.Issue{Title: "three"}, "Sandcastle", "bug")
 	gh.AddComment(3, "alice", "MEMBER", "me too")
 
 	tests := []struct {

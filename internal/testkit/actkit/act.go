@@ -1,4 +1,4 @@
-package testkit
+package actkit
 
 import (
 	"bytes"
@@ -13,11 +13,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
-// ActVersion is the nektos/act release scripts/install-act.sh installs. It stays a pair that
+// Version is the nektos/act release scripts/install-act.sh installs. It stays a pair that
 // TestActVersionIsThePin keeps equal: the shell script cannot read a Go constant.
-const ActVersion = "0.2.89"
+const Version = "0.2.89"
 
 // Act runs workflows under nektos/act, the engine of Gitea's and Forgejo's runners too, against
 // the local Docker engine: each job in a container of Platform on the host's network, each
@@ -49,18 +51,18 @@ type Act struct {
 	ContainerOptions string
 }
 
-// NewAct returns an Act for the repository dir. It skips the test when act or the Docker engine
+// New returns an Act for the repository dir. It skips the test when act or the Docker engine
 // is missing, and fails it instead under CI=true.
-func NewAct(t testing.TB, dir string) *Act {
+func New(t testing.TB, dir string) *Act {
 	t.Helper()
-	bin := RequireBinary(t, "act")
+	bin := testkit.RequireBinary(t, "act")
 	if bin == "" {
 		return nil
 	}
 	// The tests know this release's ways: how it names steps' lines, runs Docker actions, takes
 	// local actions.
-	if out, err := exec.Command(bin, "--version").Output(); err != nil || strings.TrimSpace(string(out)) != "act version "+ActVersion {
-		skipOrFail(t, fmt.Sprintf("%s --version says %q (%v), not act version %s", bin, strings.TrimSpace(string(out)), err, ActVersion), installHint("act"))
+	if out, err := exec.Command(bin, "--version").Output(); err != nil || strings.TrimSpace(string(out)) != "act version "+Version {
+		testkit.SkipOrFail(t, fmt.Sprintf("%s --version says %q (%v), not act version %s", bin, strings.TrimSpace(string(out)), err, Version), testkit.InstallHint("act"))
 		return nil
 	}
 	RequireDocker(t)
@@ -68,8 +70,8 @@ func NewAct(t testing.TB, dir string) *Act {
 	return &Act{t: t, bin: bin, Dir: dir, Platform: BaseImage, Actions: map[string]string{}, Env: map[string]string{}, Secrets: map[string]string{}}
 }
 
-// ActRun is one run of a workflow under act.
-type ActRun struct {
+// Result is one run of a workflow under act.
+type Result struct {
 	// Log is what act printed: its own lines and, prefixed with "| ", each step's.
 	Log      string
 	Duration time.Duration
@@ -81,7 +83,7 @@ type ActRun struct {
 var stepLine = regexp.MustCompile(`^\[[^\]]*\] +\| (.*)$`)
 
 // Printed returns the lines the steps printed, in order.
-func (r ActRun) Printed() []string {
+func (r Result) Printed() []string {
 	var lines []string
 	for line := range strings.Lines(r.Log) {
 		if m := stepLine.FindStringSubmatch(strings.TrimRight(line, "\r\n")); m != nil {
@@ -93,7 +95,7 @@ func (r ActRun) Printed() []string {
 
 // Run runs the workflow file for the event (issues, schedule, ...) with its payload, as JSON,
 // and waits for it.
-func (a *Act) Run(ctx context.Context, workflow, event string, payload []byte) ActRun {
+func (a *Act) Run(ctx context.Context, workflow, event string, payload []byte) Result {
 	a.t.Helper()
 	scratch := a.t.TempDir()
 	eventPath := filepath.Join(scratch, "event.json")
@@ -135,7 +137,7 @@ func (a *Act) Run(ctx context.Context, workflow, event string, payload []byte) A
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
 	err := cmd.Run()
-	r := ActRun{Log: out.String(), Duration: time.Since(start)}
+	r := Result{Log: out.String(), Duration: time.Since(start)}
 	if err != nil {
 		r.Err = fmt.Errorf("act %s %s: %w", event, filepath.Base(workflow), err)
 	}

@@ -1,4 +1,4 @@
-package testkit
+package githubfake
 
 import (
 	"fmt"
@@ -6,8 +6,8 @@ import (
 	"slices"
 )
 
-// FakeReaction is a reaction to an issue comment or a review comment, as the fake holds it.
-type FakeReaction struct {
+// Reaction is a reaction to an issue comment or a review comment, as the fake holds it.
+type Reaction struct {
 	ID      int64
 	Comment int64 // the comment reacted to
 	Review  bool  // Comment is a review comment
@@ -20,7 +20,7 @@ var reactionContents = []string{"+1", "-1", "laugh", "confused", "heart", "hoora
 
 // AddReviewComment adds a review comment, as if written before the test, and returns it as
 // stored: a new ID, its URL, and for a reply (InReplyTo) the thread's path, line and side.
-func (g *GitHub) AddReviewComment(c FakeReviewComment) FakeReviewComment {
+func (g *GitHub) AddReviewComment(c ReviewComment) ReviewComment {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.numbers[c.PR] = true
@@ -29,10 +29,10 @@ func (g *GitHub) AddReviewComment(c FakeReviewComment) FakeReviewComment {
 
 // ReviewComments returns the review comments on pull request number, replies included, oldest
 // first.
-func (g *GitHub) ReviewComments(number int) []FakeReviewComment {
+func (g *GitHub) ReviewComments(number int) []ReviewComment {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return slices.DeleteFunc(slices.Clone(g.reviewComments), func(c FakeReviewComment) bool { return c.PR != number })
+	return slices.DeleteFunc(slices.Clone(g.reviewComments), func(c ReviewComment) bool { return c.PR != number })
 }
 
 // Reactions returns the contents of the reactions on comment (an issue comment's id, or a
@@ -51,7 +51,7 @@ func (g *GitHub) Reactions(comment int64) []string {
 
 // The handlers below run holding g.mu.
 
-func (g *GitHub) addReviewComment(c FakeReviewComment) FakeReviewComment {
+func (g *GitHub) addReviewComment(c ReviewComment) ReviewComment {
 	c.ID = g.nextCommentID
 	g.nextCommentID++
 	if c.Side == "" {
@@ -65,7 +65,7 @@ func (g *GitHub) addReviewComment(c FakeReviewComment) FakeReviewComment {
 	return c
 }
 
-func (g *GitHub) reviewCommentJSON(c FakeReviewComment) map[string]any {
+func (g *GitHub) reviewCommentJSON(c ReviewComment) map[string]any {
 	out := map[string]any{
 		"id":                 c.ID,
 		"path":               c.Path,
@@ -90,13 +90,13 @@ func (g *GitHub) reviewCommentJSON(c FakeReviewComment) map[string]any {
 
 // reviewComment finds review comment id, on pull request pr when pr is not 0.
 func (g *GitHub) reviewComment(id int64, pr int) (int, bool) {
-	i := slices.IndexFunc(g.reviewComments, func(c FakeReviewComment) bool { return c.ID == id && (pr == 0 || c.PR == pr) })
+	i := slices.IndexFunc(g.reviewComments, func(c ReviewComment) bool { return c.ID == id && (pr == 0 || c.PR == pr) })
 	return i, i >= 0
 }
 
 func (g *GitHub) getPR(w http.ResponseWriter, r *http.Request, _ []byte) {
 	n, ok := pathNumber(r, "number")
-	i := slices.IndexFunc(g.prs, func(pr FakePR) bool { return int64(pr.Number) == n })
+	i := slices.IndexFunc(g.prs, func(pr PR) bool { return int64(pr.Number) == n })
 	if !ok || i < 0 {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
@@ -124,7 +124,7 @@ func (g *GitHub) replyToReviewComment(w http.ResponseWriter, r *http.Request, bo
 			"message": "replies to replies are not supported"})
 		return
 	}
-	c := g.addReviewComment(FakeReviewComment{InReplyTo: first.ID, PR: first.PR, Path: first.Path, Line: first.Line, Side: first.Side,
+	c := g.addReviewComment(ReviewComment{InReplyTo: first.ID, PR: first.PR, Path: first.Path, Line: first.Line, Side: first.Side,
 		DiffHunk: first.DiffHunk, Body: text})
 	respond(w, http.StatusCreated, g.reviewCommentJSON(c))
 }
@@ -159,13 +159,13 @@ func (g *GitHub) reactTo(review bool) func(w http.ResponseWriter, r *http.Reques
 			writeValidation(w, map[string]string{"resource": "Reaction", "field": "content", "code": "invalid"})
 			return
 		}
-		if i := slices.IndexFunc(g.reactions, func(x FakeReaction) bool {
+		if i := slices.IndexFunc(g.reactions, func(x Reaction) bool {
 			return x.Comment == id && x.Review == review && x.Content == in.Content && x.User == appLogin
 		}); i >= 0 {
 			respond(w, http.StatusOK, reactionJSON(g.reactions[i]))
 			return
 		}
-		x := FakeReaction{ID: g.nextCommentID, Comment: id, Review: review, Content: in.Content, User: appLogin}
+		x := Reaction{ID: g.nextCommentID, Comment: id, Review: review, Content: in.Content, User: appLogin}
 		g.nextCommentID++
 		g.reactions = append(g.reactions, x)
 		respond(w, http.StatusCreated, reactionJSON(x))
@@ -177,7 +177,7 @@ func (g *GitHub) unreact(review bool) func(w http.ResponseWriter, r *http.Reques
 	return func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		id, okID := pathNumber(r, "id")
 		rid, okR := pathNumber(r, "reaction")
-		i := slices.IndexFunc(g.reactions, func(x FakeReaction) bool { return x.ID == rid && x.Comment == id && x.Review == review })
+		i := slices.IndexFunc(g.reactions, func(x Reaction) bool { return x.ID == rid && x.Comment == id && x.Review == review })
 		if !okID || !okR || i < 0 {
 			writeError(w, http.StatusNotFound, "Not Found")
 			return
@@ -192,10 +192,10 @@ func (g *GitHub) commentExists(id int64, review bool) bool {
 		_, found := g.reviewComment(id, 0)
 		return found
 	}
-	return slices.ContainsFunc(g.comments, func(c FakeComment) bool { return c.ID == id })
+	return slices.ContainsFunc(g.comments, func(c Comment) bool { return c.ID == id })
 }
 
-func reactionJSON(x FakeReaction) map[string]any {
+func reactionJSON(x Reaction) map[string]any {
 	return map[string]any{"id": x.ID, "node_id": fmt.Sprintf("REA_%d", x.ID), "content": x.Content,
 		"user": map[string]any{"login": x.User, "type": userType(x.User)}, "created_at": "2026-01-01T00:00:00Z"}
 }

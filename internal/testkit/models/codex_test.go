@@ -1,4 +1,4 @@
-package testkit
+package models
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // These tests drive the real codex CLI against the OpenAI stand-in: they prove the wire format is
@@ -17,7 +19,7 @@ const codexModel = "gpt-5.5"
 
 func TestOpenAIDrivesRealCodex(t *testing.T) {
 	t.Parallel()
-	codex := RequireBinary(t, "codex")
+	codex := testkit.RequireBinary(t, "codex")
 	repo := newRepo(t)
 	const command = `echo hi >> notes.txt && git add notes.txt && git -c user.name=t -c user.email=t@t commit -qm 'add note'`
 	o := NewOpenAI(t, Bash(command), Text("Done. "+signal))
@@ -73,7 +75,7 @@ func TestOpenAIDrivesRealCodex(t *testing.T) {
 
 func TestOpenAIErrorStepFailsCodex(t *testing.T) {
 	t.Parallel()
-	codex := RequireBinary(t, "codex")
+	codex := testkit.RequireBinary(t, "codex")
 	tests := []struct {
 		name   string
 		status int
@@ -112,8 +114,8 @@ func TestOpenAIErrorStepFailsCodex(t *testing.T) {
 // with codex's default it would reconnect and replay the turn, re-running its tool calls.
 func TestOpenAICutStreamFailsCodexTurn(t *testing.T) {
 	t.Parallel()
-	codex := RequireBinary(t, "codex")
-	rec := newRecordingTB(t)
+	codex := testkit.RequireBinary(t, "codex")
+	rec := testkit.NewRecordingTB(t)
 	o := NewOpenAI(rec, TextThenHang("Done. "+signal))
 	// Everything that may fail the test happens here, on the test's goroutine; the goroutine
 	// only runs the process.
@@ -125,7 +127,7 @@ func TestOpenAICutStreamFailsCodexTurn(t *testing.T) {
 		outs <- runProcess(cmd)
 	}()
 	err := o.WaitRequests(ctx, 1) // fails if codex ended first
-	rec.runCleanups()             // ends the test's stand-in: the held stream closes
+	rec.RunCleanups()             // ends the test's stand-in: the held stream closes
 	run := codexRun{decodeCLI[codexLine](t, <-outs)}
 	if err != nil {
 		t.Fatalf("codex made no request: %v; exit code %d, stderr:\n%s", err, run.exitCode, run.stderr)
@@ -142,8 +144,8 @@ func TestOpenAICutStreamFailsCodexTurn(t *testing.T) {
 	if got, want := len(o.Requests()), 1; got != want {
 		t.Errorf("main requests = %d, want %d (no reconnect)", got, want)
 	}
-	if len(rec.errors) > 0 {
-		t.Errorf("unexpected stand-in errors: %q", rec.errors)
+	if len(rec.Errors) > 0 {
+		t.Errorf("unexpected stand-in errors: %q", rec.Errors)
 	}
 }
 
@@ -151,7 +153,7 @@ func TestOpenAICutStreamFailsCodexTurn(t *testing.T) {
 // test does not build.
 func TestOpenAICodexConfigFile(t *testing.T) {
 	t.Parallel()
-	codex := RequireBinary(t, "codex")
+	codex := testkit.RequireBinary(t, "codex")
 	o := NewOpenAI(t, Text("configured"))
 	env := codexEnv(t, o, t.TempDir())
 	if err := os.WriteFile(filepath.Join(env["CODEX_HOME"], "config.toml"), []byte(o.CodexConfig()), 0o644); err != nil {
@@ -171,7 +173,7 @@ func TestOpenAICodexConfigFile(t *testing.T) {
 
 func TestOpenAIResumeSendsEarlierTurns(t *testing.T) {
 	t.Parallel()
-	codex := RequireBinary(t, "codex")
+	codex := testkit.RequireBinary(t, "codex")
 	repo := newRepo(t)
 	home := t.TempDir()
 	o := NewOpenAI(t, Text("first answer"), Text("second answer"))
@@ -194,7 +196,7 @@ func TestOpenAIResumeSendsEarlierTurns(t *testing.T) {
 
 func TestOpenAIHangKeepsCodexWaiting(t *testing.T) {
 	t.Parallel()
-	codex := RequireBinary(t, "codex")
+	codex := testkit.RequireBinary(t, "codex")
 	tests := []struct {
 		name string
 		step Step

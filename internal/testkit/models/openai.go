@@ -1,4 +1,4 @@
-package testkit
+package models
 
 import (
 	"context"
@@ -24,7 +24,7 @@ type OpenAI struct {
 }
 
 // NewOpenAI starts the stand-in with its script. It stops when the test ends; by then every step
-// must have been used, unless the test has already failed.
+// must have been used, unless the test has already failed or skipped.
 //
 // Replies are streamed as the API does: response.created, response.output_item.added, the item's
 // deltas (response.content_part.added, response.output_text.delta and .done,

@@ -1,4 +1,4 @@
-package testkit_test
+package actkit_test
 
 import (
 	"fmt"
@@ -13,7 +13,11 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/git"
 	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/actkit"
 )
+
+// gitToken is the push token of the test's git remote.
+const gitToken = "ghs_ActTestToken0123456789abcdef"
 
 // TestAct runs a workflow under act: the stand-in checks out the remote's main with the token
 // (persisting it or not, as asked), a step's output reaches a later step, the secret and the
@@ -28,7 +32,7 @@ func TestAct(t *testing.T) {
 	for _, args := range [][]string{
 		{"init", "-q", "-b", "main"},
 		{"commit", "-q", "--allow-empty", "-m", "the remote's main"},
-		{"-c", "http.extraheader=" + basicHeader(gitToken), "push", "-q", url, "main"},
+		{"-c", "http.extraheader=" + testkit.AuthHeader(gitToken), "push", "-q", url, "main"},
 	} {
 		if _, err := g.Run(t.Context(), args...); err != nil {
 			t.Fatal(err)
@@ -59,8 +63,8 @@ jobs:
 		t.Fatal(err)
 	}
 
-	act := testkit.NewAct(t, dir)
-	act.Actions["actions/checkout@v4"] = testkit.CheckoutStandIn(t)
+	act := actkit.New(t, dir)
+	act.Actions["actions/checkout@v4"] = actkit.CheckoutStandIn(t)
 	act.Env = map[string]string{"GITHUB_SERVER_URL": srv.URL, "GITHUB_REPOSITORY": "owner/repo", "FROM_ENV": "given"}
 	act.Secrets = map[string]string{"GITHUB_TOKEN": gitToken, "MY_SECRET": "s3cr3t"}
 	run := act.Run(t.Context(), workflow, "workflow_dispatch", []byte("{}"))
@@ -84,15 +88,15 @@ jobs:
 // the address ForContainers gives.
 func TestForContainers(t *testing.T) {
 	t.Parallel()
-	testkit.RequireImage(t, testkit.BaseImage)
+	actkit.RequireImage(t, actkit.BaseImage)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "reached %s", r.URL.Path)
 	}))
 	t.Cleanup(srv.Close)
-	u := strings.TrimPrefix(testkit.ForContainers(t, srv.URL+"/path"), "http://")
+	u := strings.TrimPrefix(actkit.ForContainers(t, srv.URL+"/path"), "http://")
 	host, port, _ := strings.Cut(strings.TrimSuffix(u, "/path"), ":")
 	script := fmt.Sprintf(`exec 3<>/dev/tcp/%s/%s && printf 'GET /path HTTP/1.0\r\n\r\n' >&3 && cat <&3`, host, port)
-	out, err := exec.Command("docker", "run", "--rm", testkit.BaseImage, "bash", "-c", script).CombinedOutput()
+	out, err := exec.Command("docker", "run", "--rm", actkit.BaseImage, "bash", "-c", script).CombinedOutput()
 	if err != nil || !strings.HasSuffix(string(out), "reached /path") {
 		t.Errorf("from a container: %v\n%s", err, out)
 	}
@@ -100,11 +104,11 @@ func TestForContainers(t *testing.T) {
 
 // TestActVersionIsThePin: the act the tier asks for is the one scripts/install-act.sh installs.
 func TestActVersionIsThePin(t *testing.T) {
-	script, err := os.ReadFile(filepath.Join("..", "..", "scripts", "install-act.sh"))
+	script, err := os.ReadFile(filepath.Join("..", "..", "..", "scripts", "install-act.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "github.com/nektos/act v" + testkit.ActVersion + "\n"; !strings.Contains(string(script), want) {
-		t.Errorf("scripts/install-act.sh does not install %q: ActVersion and the script disagree", strings.TrimSpace(want))
+	if want := "github.com/nektos/act v" + actkit.Version + "\n"; !strings.Contains(string(script), want) {
+		t.Errorf("scripts/install-act.sh does not install %q: Version and the script disagree", strings.TrimSpace(want))
 	}
 }

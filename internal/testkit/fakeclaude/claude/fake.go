@@ -18,7 +18,7 @@ import (
 	"strings"
 )
 
-// Script is what NAME.script holds; testkit writes it.
+// Script is what NAME.script holds; package fakeclaude writes it.
 type Script struct {
 	Steps []Step `json:"steps"`
 	// Usage is what each reply reports, as the model stand-ins do; an invocation's result line

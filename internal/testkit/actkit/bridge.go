@@ -1,4 +1,4 @@
-package testkit
+package actkit
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package testkit
+package models
 
 import (
 	"encoding/json"

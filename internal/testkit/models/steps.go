@@ -1,6 +1,9 @@
-package testkit
+package models
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Step decides the reply to one main request, in whichever API the stand-in speaks. Build steps
 // with Text, Bash, Error, Hang and TextThenHang.
@@ -70,3 +73,15 @@ func Hang() Step { return Step{kind: stepHang} }
 // for the rest of the response, printing no result and not exiting: an agent that prints the
 // completion signal and hangs.
 func TextThenHang(s string) Step { return Step{kind: stepTextThenHang, text: s} }
+
+// MarshalJSON writes the step as the fake claude's script holds it (package fakeclaude), the
+// one reader of steps outside this package: {"kind": "bash", "command": ...}.
+func (s Step) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Kind    string `json:"kind"`
+		Text    string `json:"text,omitempty"`
+		Command string `json:"command,omitempty"`
+		Status  int    `json:"status,omitempty"`
+		Body    string `json:"body,omitempty"`
+	}{s.kind.String(), s.text, s.command, s.status, s.body})
+}

@@ -1,4 +1,4 @@
-package testkit
+package actkit
 
 import (
 	"archive/tar"
@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // releaseBuilds remembers the images ReleaseImages built in this test binary, by image name.
@@ -34,7 +36,7 @@ func ReleaseImages(t testing.TB, root string, images ...string) map[string]strin
 	RequireDocker(t)
 	if exec.Command("docker", "buildx", "version").Run() != nil {
 		if _, err := exec.LookPath("buildx"); err != nil {
-			skipOrFail(t, "docker buildx not found (neither the plugin nor buildx on PATH)", "install it with scripts/install-buildx.sh and put the directory it prints on PATH")
+			testkit.SkipOrFail(t, "docker buildx not found (neither the plugin nor buildx on PATH)", "install it with scripts/install-buildx.sh and put the directory it prints on PATH")
 			return nil
 		}
 	}

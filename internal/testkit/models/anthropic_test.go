@@ -1,4 +1,4 @@
-package testkit
+package models
 
 import (
 	"bytes"
@@ -9,8 +9,9 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // These tests speak to the stand-in over HTTP without the CLI, so they run everywhere.
@@ -137,101 +138,10 @@ func TestRequestDecoding(t *testing.T) {
 	}
 }
 
-func TestRequireBinary(t *testing.T) {
-	// Not parallel: t.Setenv.
-	tests := []struct {
-		name      string
-		binary    string
-		ci        string
-		wantPath  bool
-		wantFatal bool
-		wantSkip  bool
-	}{
-		{"found", "sh", "true", true, false, false},
-		{"missing_locally_skips", "testkit-no-such-binary", "", false, false, true},
-		{"missing_in_ci_fails", "testkit-no-such-binary", "true", false, true, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("CI", tt.ci)
-			rec := newRecordingTB(t)
-			path := RequireBinary(rec, tt.binary)
-			if got := path != ""; got != tt.wantPath {
-				t.Errorf("path = %q, want found = %v", path, tt.wantPath)
-			}
-			if got := len(rec.fatals) > 0; got != tt.wantFatal {
-				t.Errorf("fatal = %q, want fatal = %v", rec.fatals, tt.wantFatal)
-			}
-			if got := len(rec.skips) > 0; got != tt.wantSkip {
-				t.Errorf("skips = %q, want skip = %v", rec.skips, tt.wantSkip)
-			}
-		})
-	}
-}
-
-// recordingTB records failures, skips and cleanups instead of acting on them, so tests can check
-// what the kit reports. Fatalf and Skipf return, unlike the real ones.
-type recordingTB struct {
-	testing.TB
-	mu       sync.Mutex
-	errors   []string
-	fatals   []string
-	skips    []string
-	cleanups []func()
-}
-
-// newRecordingTB wraps t; cleanups registered on it still run when t ends, if the test did not
-// run them itself.
-func newRecordingTB(t *testing.T) *recordingTB {
-	r := &recordingTB{TB: t}
-	t.Cleanup(r.runCleanups)
-	return r
-}
-
-func (r *recordingTB) Errorf(format string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-}
-
-func (r *recordingTB) Fatalf(format string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.fatals = append(r.fatals, fmt.Sprintf(format, args...))
-}
-
-func (r *recordingTB) Skipf(format string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.skips = append(r.skips, fmt.Sprintf(format, args...))
-}
-
-func (r *recordingTB) Failed() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.errors) > 0 || len(r.fatals) > 0
-}
-
-func (r *recordingTB) Cleanup(f func()) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.cleanups = append(r.cleanups, f)
-}
-
-func (r *recordingTB) runCleanups() {
-	r.mu.Lock()
-	fs := r.cleanups
-	r.cleanups = nil
-	r.mu.Unlock()
-	for i := len(fs) - 1; i >= 0; i-- {
-		fs[i]()
-	}
-}
-
 // golden compares got with testdata/NAME.golden; UPDATE_GOLDEN=1 rewrites the file.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	Golden(t, filepath.Join("testdata", name+".golden"), got)
+	testkit.Golden(t, filepath.Join("testdata", name+".golden"), got)
 }
 
 // TestAnthropicEnv: the variables point claude at the stand-in, hermetic and quiet.

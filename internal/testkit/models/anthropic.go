@@ -1,4 +1,4 @@
-package testkit
+package models
 
 import (
 	"context"
@@ -32,7 +32,7 @@ type Anthropic struct {
 }
 
 // NewAnthropic starts the stand-in with its script. It stops when the test ends; by then every
-// step must have been used, unless the test has already failed.
+// step must have been used, unless the test has already failed or skipped.
 func NewAnthropic(t testing.TB, steps ...Step) *Anthropic {
 	t.Helper()
 	return &Anthropic{sc: startScript(t, anthropicAPI{}, steps)}

@@ -1,4 +1,4 @@
-package testkit
+package models
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // These tests speak to the OpenAI stand-in over HTTP without the CLI, so they run everywhere.
@@ -164,14 +166,14 @@ func TestOpenAIBashCallsOfferedShellTool(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rec := newRecordingTB(t)
+			rec := testkit.NewRecordingTB(t)
 			o := NewOpenAI(rec, Bash("ls -a"))
 			body := `{"model":"m","stream":false,"input":"run it","tools":[` + tt.tools + `]}`
 			status, reply := post(t, t.Context(), o.URL()+"/responses", body)
-			rec.runCleanups()
+			rec.RunCleanups()
 
 			if tt.wantError != "" {
-				if got := strings.Join(rec.errors, "\n"); !strings.Contains(got, tt.wantError) {
+				if got := strings.Join(rec.Errors, "\n"); !strings.Contains(got, tt.wantError) {
 					t.Errorf("test errors = %q, want one containing %q", got, tt.wantError)
 				}
 				if status != http.StatusBadRequest {
@@ -179,8 +181,8 @@ func TestOpenAIBashCallsOfferedShellTool(t *testing.T) {
 				}
 				return
 			}
-			if len(rec.errors) > 0 {
-				t.Fatalf("unexpected test errors: %q", rec.errors)
+			if len(rec.Errors) > 0 {
+				t.Fatalf("unexpected test errors: %q", rec.Errors)
 			}
 			var resp struct {
 				Output []struct {

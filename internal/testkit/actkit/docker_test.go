@@ -1,4 +1,4 @@
-package testkit
+package actkit
 
 import (
 	"net"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // absentHost is a socket no engine listens on.
@@ -67,8 +69,8 @@ type outcome struct {
 	fatal, skip string
 }
 
-func outcomeOf(rec *recordingTB) outcome {
-	return outcome{fatal: strings.Join(rec.fatals, "\n"), skip: strings.Join(rec.skips, "\n")}
+func outcomeOf(rec *testkit.RecordingTB) outcome {
+	return outcome{fatal: strings.Join(rec.Fatals, "\n"), skip: strings.Join(rec.Skips, "\n")}
 }
 
 // check compares an outcome with the wanted one: "" means it must not happen, anything else is a
@@ -124,7 +126,7 @@ func TestRequireDocker(t *testing.T) {
 			var log engineLog
 			t.Setenv("DOCKER_HOST", tt.engine(t, &log))
 			t.Setenv("CI", tt.ci)
-			rec := newRecordingTB(t)
+			rec := testkit.NewRecordingTB(t)
 			RequireDocker(rec)
 			outcomeOf(rec).check(t, tt.wantFatal, tt.wantSkip)
 			if got, want := log.got(), tt.wantPaths; got != want {
@@ -157,7 +159,7 @@ func TestRequireImage(t *testing.T) {
 			var log engineLog
 			t.Setenv("DOCKER_HOST", fakeEngine(t, status(tt.status, &log)))
 			t.Setenv("CI", tt.ci)
-			rec := newRecordingTB(t)
+			rec := testkit.NewRecordingTB(t)
 			RequireImage(rec, tt.image)
 			outcomeOf(rec).check(t, tt.wantFatal, tt.wantSkip)
 			if got, want := log.got(), tt.wantPath; got != want {
@@ -169,7 +171,7 @@ func TestRequireImage(t *testing.T) {
 	t.Run("engine_absent_in_ci_fails", func(t *testing.T) {
 		t.Setenv("DOCKER_HOST", absentHost)
 		t.Setenv("CI", "true")
-		rec := newRecordingTB(t)
+		rec := testkit.NewRecordingTB(t)
 		RequireImage(rec, ClaudeImage)
 		outcomeOf(rec).check(t, "not reachable", "")
 	})

@@ -1,4 +1,4 @@
-package testkit
+package githubfake
 
 import (
 	"encoding/json"

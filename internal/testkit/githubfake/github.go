@@ -1,4 +1,4 @@
-package testkit
+package githubfake
 
 import (
 	"encoding/json"
@@ -60,24 +60,24 @@ type GitHub struct {
 	failures       map[string][]failure
 	permissions    map[string]string // lower-case login → role
 	numbers        map[int]bool      // issue and pull request numbers in use
-	prs            []FakePR          // by number
-	comments       []FakeComment     // by ID
+	prs            []PR              // by number
+	comments       []Comment         // by ID
 	labels         map[int][]string
-	linked         map[int][]FakeLinkedPR
-	issues         map[int]*FakeIssue
-	files          map[int][]FakeFile
-	reviews        []FakeReview
-	reviewComments []FakeReviewComment // by ID, replies included
-	reactions      []FakeReaction      // by ID, those taken off gone
-	log            []string            // "METHOD /path" of every request, in arrival order
-	writes         []string            // the body of every request but a GET, in arrival order
+	linked         map[int][]LinkedPR
+	issues         map[int]*Issue
+	files          map[int][]File
+	reviews        []Review
+	reviewComments []ReviewComment // by ID, replies included
+	reactions      []Reaction      // by ID, those taken off gone
+	log            []string        // "METHOD /path" of every request, in arrival order
+	writes         []string        // the body of every request but a GET, in arrival order
 	nextCommentID  int64
 	noDrafts       bool // drafts are not supported here, as in private repositories on Free and Pro
 	noActionsPRs   bool // "Allow GitHub Actions to create and approve pull requests" is off
 }
 
-// FakePR is a pull request as the fake holds it.
-type FakePR struct {
+// PR is a pull request as the fake holds it.
+type PR struct {
 	Number int
 	Head   string // "owner:branch", as GitHub labels it
 	Base   string
@@ -92,8 +92,8 @@ type FakePR struct {
 	HeadSHA string
 }
 
-// FakeComment is an issue or pull request comment as the fake holds it.
-type FakeComment struct {
+// Comment is an issue or pull request comment as the fake holds it.
+type Comment struct {
 	ID    int64
 	Issue int
 	Body  string
@@ -105,9 +105,9 @@ type FakeComment struct {
 	AuthorAssociation string
 }
 
-// FakeLinkedPR is a pull request that references an issue: a cross-referenced event on the
+// LinkedPR is a pull request that references an issue: a cross-referenced event on the
 // issue's timeline.
-type FakeLinkedPR struct {
+type LinkedPR struct {
 	Number int
 	Author string
 	// AuthorAssociation is OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, ...
@@ -135,7 +135,7 @@ func NewGitHub(t testing.TB, token, repo string) *GitHub {
 	t.Helper()
 	owner, name, ok := strings.Cut(repo, "/")
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
-		t.Fatalf("testkit.NewGitHub: repo %q is not owner/name", repo)
+		t.Fatalf("NewGitHub: repo %q is not owner/name", repo)
 	}
 	g := &GitHub{
 		t: t, token: token, owner: owner, repo: name,
@@ -147,9 +147,9 @@ func NewGitHub(t testing.TB, token, repo string) *GitHub {
 		permissions:   map[string]string{},
 		numbers:       map[int]bool{},
 		labels:        map[int][]string{},
-		linked:        map[int][]FakeLinkedPR{},
-		issues:        map[int]*FakeIssue{},
-		files:         map[int][]FakeFile{},
+		linked:        map[int][]LinkedPR{},
+		issues:        map[int]*Issue{},
+		files:         map[int][]File{},
 		nextCommentID: firstCommentID,
 	}
 	g.route("GET /repos/{owner}/{repo}/collaborators/{user}/permission", g.getPermission)
@@ -390,7 +390,7 @@ func (g *GitHub) SetPermission(user, role string) {
 }
 
 // PRs returns the pull requests, by number.
-func (g *GitHub) PRs() []FakePR {
+func (g *GitHub) PRs() []PR {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return slices.Clone(g.prs)
@@ -398,7 +398,7 @@ func (g *GitHub) PRs() []FakePR {
 
 // AddPR adds a pull request, as if opened before the test, and returns it as stored. Number 0
 // means the next number, State "" open, and a Head without an owner is on the repository's.
-func (g *GitHub) AddPR(pr FakePR) FakePR {
+func (g *GitHub) AddPR(pr PR) PR {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if pr.Number == 0 {
@@ -411,7 +411,7 @@ func (g *GitHub) AddPR(pr FakePR) FakePR {
 	pr.URL = g.htmlURL("pull", pr.Number)
 	g.numbers[pr.Number] = true
 	g.prs = append(g.prs, pr)
-	slices.SortFunc(g.prs, func(a, b FakePR) int { return a.Number - b.Number })
+	slices.SortFunc(g.prs, func(a, b PR) int { return a.Number - b.Number })
 	g.crossReference(pr)
 	return pr
 }
@@ -421,7 +421,7 @@ func (g *GitHub) SetPRBody(number int, body string) {
 	g.t.Helper()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	i := slices.IndexFunc(g.prs, func(pr FakePR) bool { return pr.Number == number })
+	i := slices.IndexFunc(g.prs, func(pr PR) bool { return pr.Number == number })
 	if i < 0 {
 		g.t.Fatalf("fake GitHub: no pull request #%d", number)
 	}
@@ -429,10 +429,10 @@ func (g *GitHub) SetPRBody(number int, body string) {
 }
 
 // Comments returns the comments on issue, oldest first.
-func (g *GitHub) Comments(issue int) []FakeComment {
+func (g *GitHub) Comments(issue int) []Comment {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var out []FakeComment
+	var out []Comment
 	for _, c := range g.comments {
 		if c.Issue == issue {
 			out = append(out, c)
@@ -442,7 +442,7 @@ func (g *GitHub) Comments(issue int) []FakeComment {
 }
 
 // AddComment adds a comment to issue, as if written before the test, and returns it.
-func (g *GitHub) AddComment(issue int, author, association, body string) FakeComment {
+func (g *GitHub) AddComment(issue int, author, association, body string) Comment {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.addComment(issue, author, association, body)
@@ -464,7 +464,7 @@ func (g *GitHub) SetLabels(issue int, labels ...string) {
 }
 
 // AddLinkedPR adds to issue's timeline a cross-reference from pr.
-func (g *GitHub) AddLinkedPR(issue int, pr FakeLinkedPR) {
+func (g *GitHub) AddLinkedPR(issue int, pr LinkedPR) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.numbers[issue] = true
@@ -546,7 +546,7 @@ func (g *GitHub) createPR(w http.ResponseWriter, _ *http.Request, body []byte) {
 			return
 		}
 	}
-	pr := FakePR{Number: g.nextNumber(), Head: head, Base: in.Base, Title: in.Title, Body: in.Body, Draft: in.Draft, State: "open"}
+	pr := PR{Number: g.nextNumber(), Head: head, Base: in.Base, Title: in.Title, Body: in.Body, Draft: in.Draft, State: "open"}
 	pr.URL = g.htmlURL("pull", pr.Number)
 	g.numbers[pr.Number] = true
 	g.prs = append(g.prs, pr)
@@ -556,7 +556,7 @@ func (g *GitHub) createPR(w http.ResponseWriter, _ *http.Request, body []byte) {
 
 func (g *GitHub) editPR(w http.ResponseWriter, r *http.Request, body []byte) {
 	n, ok := pathNumber(r, "number")
-	i := slices.IndexFunc(g.prs, func(pr FakePR) bool { return int64(pr.Number) == n })
+	i := slices.IndexFunc(g.prs, func(pr PR) bool { return int64(pr.Number) == n })
 	if !ok || i < 0 {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
@@ -632,7 +632,7 @@ func commentBody(w http.ResponseWriter, body []byte) (string, bool) {
 
 func (g *GitHub) editComment(w http.ResponseWriter, r *http.Request, body []byte) {
 	id, ok := pathNumber(r, "id")
-	i := slices.IndexFunc(g.comments, func(c FakeComment) bool { return c.ID == id })
+	i := slices.IndexFunc(g.comments, func(c Comment) bool { return c.ID == id })
 	editText(w, ok && i >= 0, body, func(text string) any {
 		c := &g.comments[i]
 		c.Body = text
@@ -704,7 +704,7 @@ func (g *GitHub) timeline(w http.ResponseWriter, r *http.Request, _ []byte) {
 			repo = g.owner + "/" + g.repo
 		}
 		body := l.Body
-		if i := slices.IndexFunc(g.prs, func(pr FakePR) bool { return pr.Number == l.Number }); i >= 0 && l.Repo == "" {
+		if i := slices.IndexFunc(g.prs, func(pr PR) bool { return pr.Number == l.Number }); i >= 0 && l.Repo == "" {
 			if state == "" {
 				state = g.prs[i].State
 			}
@@ -754,9 +754,9 @@ func (g *GitHub) nextNumber() int {
 	return next
 }
 
-func (g *GitHub) addComment(issue int, author, association, body string) FakeComment {
+func (g *GitHub) addComment(issue int, author, association, body string) Comment {
 	g.numbers[issue] = true
-	c := FakeComment{ID: g.nextCommentID, Issue: issue, Body: body, Author: author, AuthorAssociation: association}
+	c := Comment{ID: g.nextCommentID, Issue: issue, Body: body, Author: author, AuthorAssociation: association}
 	c.URL = fmt.Sprintf("%s#issuecomment-%d", g.htmlURL("issues", issue), c.ID)
 	g.nextCommentID++
 	g.comments = append(g.comments, c)
@@ -767,14 +767,14 @@ func (g *GitHub) addComment(issue int, author, association, body string) FakeCom
 var mention = regexp.MustCompile(`(?:^|[^\w/#&])#(\d+)\b`)
 
 // crossReference links pr to every known issue its body mentions, once.
-func (g *GitHub) crossReference(pr FakePR) {
+func (g *GitHub) crossReference(pr PR) {
 	for _, m := range mention.FindAllStringSubmatch(pr.Body, -1) {
 		issue, err := strconv.Atoi(m[1])
 		if err != nil || issue == pr.Number || !g.numbers[issue] ||
-			slices.ContainsFunc(g.linked[issue], func(l FakeLinkedPR) bool { return l.Repo == "" && l.Number == pr.Number }) {
+			slices.ContainsFunc(g.linked[issue], func(l LinkedPR) bool { return l.Repo == "" && l.Number == pr.Number }) {
 			continue
 		}
-		g.linked[issue] = append(g.linked[issue], FakeLinkedPR{Number: pr.Number, Author: appLogin, AuthorAssociation: "NONE"})
+		g.linked[issue] = append(g.linked[issue], LinkedPR{Number: pr.Number, Author: appLogin, AuthorAssociation: "NONE"})
 	}
 }
 
@@ -791,7 +791,7 @@ func (g *GitHub) htmlURL(kind string, n int) string {
 	return fmt.Sprintf("%s/%s/%s/%s/%d", g.URL, g.owner, g.repo, kind, n)
 }
 
-func (g *GitHub) prJSON(pr FakePR) map[string]any {
+func (g *GitHub) prJSON(pr PR) map[string]any {
 	headOwner, branch, _ := strings.Cut(pr.Head, ":")
 	repo := func(owner string) map[string]any { // each one's default branch is main
 		return map[string]any{"name": g.repo, "full_name": owner + "/" + g.repo, "owner": map[string]any{"login": owner},
@@ -811,7 +811,7 @@ func (g *GitHub) prJSON(pr FakePR) map[string]any {
 	}
 }
 
-func (g *GitHub) commentJSON(c FakeComment) map[string]any {
+func (g *GitHub) commentJSON(c Comment) map[string]any {
 	return map[string]any{
 		"id":                 c.ID,
 		"body":               c.Body,
@@ -908,6 +908,12 @@ func respond(w http.ResponseWriter, status int, v any) {
 		return
 	}
 	writeJSON(w, status, b)
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body) // the client may be gone; nothing to do about it
 }
 
 func errorBody(status int, message string) string {

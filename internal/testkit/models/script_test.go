@@ -1,4 +1,4 @@
-package testkit
+package models
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
 // These tests check the script machinery both stand-ins share, through each of them.
@@ -103,25 +105,30 @@ func TestScriptMisuseFailsTest(t *testing.T) {
 		name      string
 		steps     []Step
 		requests  int
+		skip      bool // the test skips before the stand-in is used (a tool is missing)
 		wantError string
 	}{
-		{"exhausted", []Step{Text("one")}, 2, "script exhausted"},
-		{"unused_steps", []Step{Text("one"), Text("two")}, 1, "script not finished"},
-		{"exact", []Step{Text("one")}, 1, ""},
+		{"exhausted", []Step{Text("one")}, 2, false, "script exhausted"},
+		{"unused_steps", []Step{Text("one"), Text("two")}, 1, false, "script not finished"},
+		{"exact", []Step{Text("one")}, 1, false, ""},
+		{"skipped", []Step{Text("one")}, 0, true, ""},
 	}
 	for _, si := range standIns() {
 		for _, tt := range tests {
 			t.Run(si.name+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
-				rec := newRecordingTB(t)
+				rec := testkit.NewRecordingTB(t)
 				_, url := si.start(rec, tt.steps...)
 				var last []byte
 				for range tt.requests {
 					_, last = post(t, t.Context(), url, fmt.Sprintf(si.body, false))
 				}
-				rec.runCleanups()
+				if tt.skip {
+					rec.Skipf("skipping: not here")
+				}
+				rec.RunCleanups()
 
-				if got := strings.Join(rec.errors, "\n"); !strings.Contains(got, tt.wantError) || (tt.wantError == "") != (got == "") {
+				if got := strings.Join(rec.Errors, "\n"); !strings.Contains(got, tt.wantError) || (tt.wantError == "") != (got == "") {
 					t.Errorf("test errors = %q, want one containing %q", got, tt.wantError)
 				}
 				if tt.name == "exhausted" && !bytes.Contains(last, []byte("script exhausted")) {
@@ -137,7 +144,7 @@ func TestHangEndsWithClientOrTest(t *testing.T) {
 	for _, si := range standIns() {
 		t.Run(si.name, func(t *testing.T) {
 			t.Parallel()
-			rec := newRecordingTB(t)
+			rec := testkit.NewRecordingTB(t)
 			s, url := si.start(rec, Hang(), TextThenHang("signal"))
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
@@ -176,7 +183,7 @@ func TestHangEndsWithClientOrTest(t *testing.T) {
 					t.Fatalf("stream ended before %s: %v: %s", si.textDone, err, got.String())
 				}
 			}
-			rec.runCleanups()
+			rec.RunCleanups()
 			rest, _ := io.ReadAll(resp.Body)
 			got.Write(rest)
 			if !strings.Contains(got.String(), `"text":"signal"`) {
@@ -187,8 +194,8 @@ func TestHangEndsWithClientOrTest(t *testing.T) {
 					t.Errorf("text-then-hang stream = %s, want no %s", got.String(), ev)
 				}
 			}
-			if len(rec.errors) > 0 {
-				t.Errorf("unexpected test errors: %q", rec.errors)
+			if len(rec.Errors) > 0 {
+				t.Errorf("unexpected test errors: %q", rec.Errors)
 			}
 		})
 	}

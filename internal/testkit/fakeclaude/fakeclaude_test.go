@@ -1,4 +1,4 @@
-package testkit
+package fakeclaude
 
 import (
 	"os"
@@ -9,11 +9,14 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
 // fakeRun runs the fake claude in dir with HOME home and returns the events claude's parser
 // finds in its stdout, and its exit code.
-func fakeRun(t *testing.T, f *FakeClaude, dir, home, prompt string, args ...string) ([]agent.Event, int) {
+func fakeRun(t *testing.T, f *Claude, dir, home, prompt string, args ...string) ([]agent.Event, int) {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(f.Dir(), "claude"), append([]string{"--print", "--output-format", "stream-json"}, args...)...)
 	cmd.Dir = dir
@@ -50,11 +53,11 @@ func TestFakeClaudeSpeaksStreamJSON(t *testing.T) {
 	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
-	f := NewFakeClaude(t,
-		Bash("echo hi > hi.txt && git add hi.txt && git commit -qm 'Say hi' && echo committed"),
-		Text("Done. <promise>COMPLETE</promise>"),
-		Error(500, "scripted outage"),
-		Text("again"),
+	f := New(t,
+		models.Bash("echo hi > hi.txt && git add hi.txt && git commit -qm 'Say hi' && echo committed"),
+		models.Text("Done. <promise>COMPLETE</promise>"),
+		models.Error(500, "scripted outage"),
+		models.Text("again"),
 	)
 	events, code := fakeRun(t, f, dir, home, "Say hi.", "--model", "claude-opus-4-8")
 	if code != 0 {
@@ -67,7 +70,7 @@ func TestFakeClaudeSpeaksStreamJSON(t *testing.T) {
 	if events[1].Tool != "Bash" || !strings.Contains(events[1].Args, "git commit") || events[3].Text != "Done. <promise>COMPLETE</promise>" {
 		t.Errorf("tool call %+v, result %+v", events[1], events[3])
 	}
-	if u := events[4].Usage; u.InputTokens != 2*InputTokensPerReply || u.CacheCreationTokens != 2*CacheCreationTokensPerReply || u.CostUSD != 2*CostPerReply {
+	if u := events[4].Usage; u.InputTokens != 2*models.InputTokensPerReply || u.CacheCreationTokens != 2*models.CacheCreationTokensPerReply || u.CostUSD != 2*CostPerReply {
 		t.Errorf("usage %+v, want two replies' worth", u)
 	}
 	if out, err := exec.Command("git", "-C", dir, "log", "-1", "--format=%s").Output(); err != nil || strings.TrimSpace(string(out)) != "Say hi" {
@@ -99,7 +102,7 @@ func TestFakeClaudeSpeaksStreamJSON(t *testing.T) {
 // TestFakeClaudeRefusesAMissingSession: resuming a session that is not in the store fails as
 // claude fails, and takes no step.
 func TestFakeClaudeRefusesAMissingSession(t *testing.T) {
-	f := NewFakeClaude(t, Text("never"))
+	f := New(t, models.Text("never"))
 	events, code := fakeRun(t, f, t.TempDir(), t.TempDir(), "p", "--resume", "5b0f8d3e-8c2a-4f1e-9d7b-2a6c1e0f4b93")
 	if code != 1 || len(events) == 0 || !strings.Contains(events[0].Text, "No conversation found") {
 		t.Errorf("exit %d, events %+v; want no conversation found", code, events)
@@ -109,7 +112,7 @@ func TestFakeClaudeRefusesAMissingSession(t *testing.T) {
 
 // TestFakeClaudeScriptExhausted: a step past the end fails the invocation, saying so.
 func TestFakeClaudeScriptExhausted(t *testing.T) {
-	f := NewFakeClaude(t)
+	f := New(t)
 	events, code := fakeRun(t, f, t.TempDir(), t.TempDir(), "p")
 	if code != 1 || !strings.Contains(events[len(events)-2].Text, "script exhausted") {
 		t.Errorf("exit %d, events %+v; want the script exhausted", code, events)
@@ -124,4 +127,31 @@ func claudeCode(t testing.TB) agent.Provider {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestFakeClaudeUnusedScript: steps left unused fail the test, unless the test skipped (a tool
+// it needs is missing) or failed already.
+func TestFakeClaudeUnusedScript(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name      string
+		end       func(rec *testkit.RecordingTB)
+		wantError bool
+	}{
+		{"passed", func(*testkit.RecordingTB) {}, true},
+		{"skipped", func(rec *testkit.RecordingTB) { rec.Skipf("skipping: not here") }, false},
+		{"failed", func(rec *testkit.RecordingTB) { rec.Errorf("failed") }, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := testkit.NewRecordingTB(t)
+			New(rec, models.Text("never asked"))
+			tt.end(rec)
+			rec.RunCleanups()
+			got := slices.ContainsFunc(rec.Errors, func(e string) bool { return strings.Contains(e, "script not finished") })
+			if got != tt.wantError {
+				t.Errorf("errors = %q, want script not finished: %v", rec.Errors, tt.wantError)
+			}
+		})
+	}
 }

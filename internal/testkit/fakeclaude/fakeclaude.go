@@ -1,4 +1,4 @@
-package testkit
+package fakeclaude
 
 import (
 	"bufio"
@@ -18,10 +18,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit/models"
 )
 
-// FakeClaude is a stand-in for the claude CLI itself, for tests that reach a whole run in a
-// plain go test, without npm: a program (built from ./fakeclaude with go build, once for each
+// Claude is a stand-in for the claude CLI itself, for tests that reach a whole run in a
+// plain go test, without npm: a program (built from ./claude with go build, once for each
 // version of its source) that speaks claude's stream-json and answers with the same steps as the model
 // stand-ins. Bash runs the command in the agent's directory with its environment and reports
 // the output as the tool's result; Text prints the final message and exits 0; Error prints
@@ -33,7 +35,7 @@ import (
 //
 // A step past the end of the script fails the invocation ("script exhausted"); a script not
 // used up by the end of a test that otherwise passed fails the test.
-type FakeClaude struct {
+type Claude struct {
 	t     testing.TB
 	dir   string
 	steps int
@@ -42,22 +44,20 @@ type FakeClaude struct {
 // CostPerReply is the cost in US dollars every reply of the fake claude reports.
 const CostPerReply = 0.0025
 
-// NewFakeClaude puts the fake claude in a directory of its own with its script; put Dir first
+// New puts the fake claude in a directory of its own with its script; put Dir first
 // on the agent's PATH.
-func NewFakeClaude(t testing.TB, steps ...Step) *FakeClaude {
+func New(t testing.TB, steps ...models.Step) *Claude {
 	t.Helper()
 	bin, err := fakeClaudeBinary()
 	if err != nil {
 		t.Fatalf("build the fake claude: %v", err)
 	}
-	f := &FakeClaude{t: t, dir: t.TempDir(), steps: len(steps)}
+	f := &Claude{t: t, dir: t.TempDir(), steps: len(steps)}
 	if err := copyFile(bin, f.path(), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	script := fakeScript{Usage: fakeUsage{InputTokensPerReply, OutputTokensPerReply, CacheReadTokensPerReply, CacheCreationTokensPerReply, CostPerReply}}
-	for _, s := range steps {
-		script.Steps = append(script.Steps, fakeStep{Kind: s.kind.String(), Text: s.text, Command: s.command, Status: s.status, Body: s.body})
-	}
+	script := fakeScript{Steps: steps, Usage: fakeUsage{models.InputTokensPerReply, models.OutputTokensPerReply,
+		models.CacheReadTokensPerReply, models.CacheCreationTokensPerReply, CostPerReply}}
 	data, err := json.Marshal(script)
 	if err != nil {
 		t.Fatal(err)
@@ -70,10 +70,10 @@ func NewFakeClaude(t testing.TB, steps ...Step) *FakeClaude {
 }
 
 // Dir is the directory holding the fake, named claude.
-func (f *FakeClaude) Dir() string { return f.dir }
+func (f *Claude) Dir() string { return f.dir }
 
-// FakeCall is one invocation of the fake claude.
-type FakeCall struct {
+// Call is one invocation of the fake claude.
+type Call struct {
 	Args   []string `json:"args"`
 	Prompt string   `json:"prompt"` // what it read on stdin
 	Dir    string   `json:"dir"`    // its working directory
@@ -81,7 +81,7 @@ type FakeCall struct {
 }
 
 // Calls are the invocations so far, oldest first.
-func (f *FakeClaude) Calls() []FakeCall {
+func (f *Claude) Calls() []Call {
 	f.t.Helper()
 	file, err := os.Open(f.path() + ".calls")
 	if errors.Is(err, fs.ErrNotExist) {
@@ -91,11 +91,11 @@ func (f *FakeClaude) Calls() []FakeCall {
 		f.t.Fatal(err)
 	}
 	defer file.Close()
-	var calls []FakeCall
+	var calls []Call
 	sc := bufio.NewScanner(file)
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
-		var c FakeCall
+		var c Call
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
 			f.t.Fatalf("fake claude calls: %v", err)
 		}
@@ -108,7 +108,7 @@ func (f *FakeClaude) Calls() []FakeCall {
 }
 
 // Used is how many steps the invocations took so far.
-func (f *FakeClaude) Used() int {
+func (f *Claude) Used() int {
 	b, err := os.ReadFile(f.path() + ".next")
 	if err != nil {
 		return 0
@@ -117,8 +117,8 @@ func (f *FakeClaude) Used() int {
 	return n
 }
 
-func (f *FakeClaude) check() {
-	if f.t.Failed() {
+func (f *Claude) check() {
+	if f.t.Failed() || f.t.Skipped() { // a skipped test may stop before the agent runs
 		return
 	}
 	if got := f.Used(); got < f.steps {
@@ -126,20 +126,12 @@ func (f *FakeClaude) check() {
 	}
 }
 
-func (f *FakeClaude) path() string { return filepath.Join(f.dir, "claude") }
+func (f *Claude) path() string { return filepath.Join(f.dir, "claude") }
 
-// fakeScript and its parts are the script as ./fakeclaude reads it.
+// fakeScript and its parts are the script as ./claude reads it.
 type fakeScript struct {
-	Steps []fakeStep `json:"steps"`
-	Usage fakeUsage  `json:"usage"`
-}
-
-type fakeStep struct {
-	Kind    string `json:"kind"`
-	Text    string `json:"text,omitempty"`
-	Command string `json:"command,omitempty"`
-	Status  int    `json:"status,omitempty"`
-	Body    string `json:"body,omitempty"`
+	Steps []models.Step `json:"steps"`
+	Usage fakeUsage     `json:"usage"`
 }
 
 type fakeUsage struct {
@@ -150,10 +142,10 @@ type fakeUsage struct {
 	CostUSD             float64 `json:"cost_usd"`
 }
 
-//go:embed fakeclaude/main.go
+//go:embed claude/main.go
 var fakeMain []byte
 
-//go:embed fakeclaude/fake.go
+//go:embed claude/fake.go
 var fakeSource []byte
 
 // fakeBuild is the fake claude built once per process.
@@ -185,7 +177,7 @@ func fakeClaudeBinary() (string, error) {
 	return fakeBuild.path, fakeBuild.err
 }
 
-// buildFake builds ./fakeclaude to path, through a file of its own that is renamed into
+// buildFake builds ./claude to path, through a file of its own that is renamed into
 // place, so that parallel test processes never see half a program.
 func buildFake(dir, path string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -197,7 +189,7 @@ func buildFake(dir, path string) error {
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
-	cmd := exec.Command("go", "build", "-o", tmp.Name(), "github.com/sandcastle-action/sandcastle/internal/testkit/fakeclaude")
+	cmd := exec.Command("go", "build", "-o", tmp.Name(), "github.com/sandcastle-action/sandcastle/internal/testkit/fakeclaude/claude")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%v: %s", err, out)
 	}
