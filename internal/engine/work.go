@@ -116,8 +116,11 @@ type Sessions interface {
 // work prepares the workspace and the sandbox, runs the agent and publishes its commits. It
 // returns the outcome, reported, and why the run failed.
 func (e *engine) work(ctx context.Context) (report.Outcome, error) {
+	ctx, stop := e.runBudget(ctx)
+	defer stop()
 	j, err := e.start(ctx)
 	if err != nil {
+		err = cancelled(ctx, err)
 		// A run that fails before the agent starts still says so in its status output.
 		e.d.Reporter.Error(err.Error())
 		e.setOutputs(report.Outcome{Status: report.StatusFailed, CommentURL: e.commentURL()})
@@ -131,9 +134,7 @@ func (e *engine) work(ctx context.Context) (report.Outcome, error) {
 	} else if finishErr != nil {
 		j.log.Warning("%v", finishErr)
 	}
-	if runErr != nil && ctx.Err() != nil {
-		runErr = &CancelledError{Err: runErr}
-	}
+	runErr = cancelled(ctx, runErr)
 	if err := j.ws.HandBack(); err != nil {
 		j.log.Warning("%v", err)
 	}
@@ -226,7 +227,7 @@ func (e *engine) publishing(ctx context.Context, o *report.Outcome, j *job, runE
 	pubErr := e.publish(pubCtx, o, j.ws, j.lease, runErr == nil, j.log)
 	switch {
 	case pubErr != nil && runErr == nil:
-		o.Status = statusOf(pubErr, o.Signal)
+		o.Status = statusOf(pubErr, o.Signal, false)
 		return pubErr
 	case pubErr != nil:
 		j.log.Warning("%v", pubErr)
@@ -270,7 +271,7 @@ func (e *engine) told(o report.Outcome, runErr error, done Finished, log *report
 func (e *engine) outcome(ws Workspace, done Finished, base string, res run.Result, runErr error, logPath string) report.Outcome {
 	cfg := e.p.Config
 	o := report.Outcome{
-		Status:            statusOf(runErr, res.Signal),
+		Status:            statusOf(runErr, res.Signal, res.Unverified),
 		MaxIterations:     cfg.MaxIterations,
 		Signal:            res.Signal,
 		Output:            res.Output,
@@ -288,7 +289,7 @@ func (e *engine) outcome(ws Workspace, done Finished, base string, res run.Resul
 		RunURL:            e.p.RunURL,
 	}
 	for _, it := range res.Iterations {
-		o.Iterations = append(o.Iterations, report.Iteration{Number: it.Number, Signal: it.Signal, Usage: it.Usage})
+		o.Iterations = append(o.Iterations, report.Iteration{Number: it.Number, Signal: it.Signal, Verify: verifyOf(it.Verify), Usage: it.Usage})
 	}
 	switch {
 	case done.Merged:
@@ -383,6 +384,9 @@ func (e *engine) loop(ctx context.Context, ws Workspace, log *report.Log) (base 
 		ShellTimeout:      cfg.ShellTimeout,
 		Output:            e.p.Output,
 		OutputRetries:     outputRetries(cfg),
+		Verify:            cfg.VerifyCommand,
+		Redact:            e.d.Reporter.Redactor().Redact,
+		MaxCostUSD:        cfg.MaxCostUSD,
 		Verbose:           cfg.Verbose,
 		Guard:             guard,
 		Progress:          onProgress,
