@@ -97,6 +97,9 @@ type Spec struct {
 	// MaxPromptBytes is the largest prompt Command accepts, or 0 for no limit. CLIs that take
 	// the prompt as a command-line argument are bound by the kernel's limit on one argument.
 	MaxPromptBytes int
+	// ReportsCost says the CLI reports what each invocation cost (Usage.CostUSD), which a cost
+	// budget is checked against.
+	ReportsCost bool
 	// Sessions says where the CLI keeps its sessions, or is nil when they cannot be resumed.
 	// Resuming is what structured-output retries and the resume-session input need.
 	Sessions *Sessions

@@ -296,3 +296,27 @@ func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
 	testkit.Golden(t, filepath.Join("testdata", name), []byte(got))
 }
+
+// TestReportsCostAsItsCapturesShow: an agent's Spec says it reports its cost exactly when its
+// parser reads one from its captured streams, since a cost budget is refused for the others and
+// could never be reached with an agent that claims a cost it never reports.
+func TestReportsCostAsItsCapturesShow(t *testing.T) {
+	for _, p := range builtins() {
+		files, err := filepath.Glob(filepath.Join("testdata", p.Name+"-*.jsonl"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: no captured streams (%v)", p.Name, err)
+		}
+		var cost float64
+		for _, f := range files {
+			if strings.HasSuffix(f, "-session.jsonl") || strings.HasSuffix(f, "-rollout.jsonl") {
+				continue // a session store, not a stream
+			}
+			for _, ev := range parseFile(t, p, filepath.Base(f)) {
+				cost += ev.Usage.CostUSD
+			}
+		}
+		if reported := cost > 0; reported != p.ReportsCost {
+			t.Errorf("%s: ReportsCost %t, but its captures report a cost of %g", p.Name, p.ReportsCost, cost)
+		}
+	}
+}

@@ -38,6 +38,8 @@ func claudeCode() Provider {
 		// An API key, a subscription token from `claude setup-token`, or a gateway's bearer
 		// token.
 		Credentials: []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"},
+		// Its result line has total_cost_usd.
+		ReportsCost: true,
 		// claude keeps each session in ~/.claude/projects/<dir>/<id>.jsonl, where dir is the
 		// working directory with every character but ASCII letters and digits turned into '-',
 		// and takes --resume and --fork-session.

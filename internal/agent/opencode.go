@@ -16,6 +16,8 @@ func openCode() Provider {
 		Label:   "OpenCode",
 		Secret:  "ANTHROPIC_API_KEY",
 		Program: "opencode",
+		// Each step-finish part has cost.
+		ReportsCost: true,
 		// The model Sandcastle's own scaffolding defaults to, one of OpenCode's free models.
 		DefaultModel: "opencode/big-pickle",
 		// The model variants opencode's --variant selects, weakest first. Which of them a model

@@ -64,6 +64,8 @@ func pi() Provider {
 			"NO_PROXY",
 		),
 		Credentials: credentials,
+		// Each assistant message has usage.cost.total.
+		ReportsCost: true,
 		// pi keeps each session in ~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl and takes
 		// --session (continue in place) and --fork (continue in a new session).
 		Sessions: &Sessions{

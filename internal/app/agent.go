@@ -9,7 +9,7 @@ import (
 func agentInfos() []inputs.AgentInfo {
 	var infos []inputs.AgentInfo
 	for _, s := range agent.Specs() {
-		infos = append(infos, inputs.AgentInfo{Name: s.Name, Efforts: s.Efforts, PermissionModes: s.PermissionModes, Resumable: s.Sessions != nil, Forkable: s.Sessions != nil && s.Sessions.Fork})
+		infos = append(infos, inputs.AgentInfo{Name: s.Name, Efforts: s.Efforts, PermissionModes: s.PermissionModes, Resumable: s.Sessions != nil, Forkable: s.Sessions != nil && s.Sessions.Fork, ReportsCost: s.ReportsCost})
 	}
 	return infos
 }

@@ -46,6 +46,8 @@ func TestBadInput(t *testing.T) {
 			gitRun(t, e, dir, "rm", "-rfq", "--cached", ".")
 			gitRun(t, e, dir, "branch", "-D", "main")
 		}, []string{`input "working-directory"`, "has no commits yet", "commit something first"}, []string{"rev-parse", "fatal"}},
+		{"max_cost_with_an_agent_reporting_none", []string{"--prompt", "hi", "--agent", "codex", "--timeouts", "max-cost-usd=1.5"}, nil,
+			[]string{`input "timeouts" key "max-cost-usd": agent "codex" reports no cost, so the budget could never be checked; leave max-cost-usd empty, or use an agent that reports its cost: claude-code, opencode, pi`}, nil},
 		{"agent_cli_missing", []string{"--prompt", "hi"}, nil, []string{"claude", "PATH"}, nil},
 		{"model_the_agent_cannot_take", []string{"--prompt", "hi", "--model", "-x"}, nil, []string{`input "model": claude-code: model "-x" must not start with '-'`}, nil},
 		{"codex_without_credentials", []string{"--prompt", "hi", "--agent", "codex", "--sandbox", "docker", "--docker", "container-uid=1000", "--docker", "container-gid=1000"}, nil, []string{`"agent"`, "codex needs one of CODEX_API_KEY"}, nil},

@@ -1,15 +1,19 @@
 package engine
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/event"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
+	"github.com/sandcastle-action/sandcastle/internal/run"
 )
 
 // problems are the inputs err's problems name, in order; a test fails on an error that is no
@@ -213,24 +217,49 @@ func TestOutputSpec(t *testing.T) {
 
 func TestStatusOf(t *testing.T) {
 	tests := []struct {
-		name   string
-		err    error
-		signal string
-		want   report.Status
+		name       string
+		err        error
+		signal     string
+		unverified bool
+		want       report.Status
 	}{
-		{"complete", nil, signal, report.StatusComplete},
-		{"incomplete", nil, "", report.StatusIncomplete},
-		{"failed", errors.New("boom"), signal, report.StatusFailed},
-		{"cancelled", &CancelledError{Err: errors.New("killed")}, "", report.StatusCancelled},
-		{"branch_moved", errors.Join(errors.New("x"), movedError{}), "", report.StatusBranchMoved},
+		{"complete", nil, signal, false, report.StatusComplete},
+		{"incomplete", nil, "", false, report.StatusIncomplete},
+		{"unverified", nil, "", true, report.StatusUnverified},
+		{"failed", errors.New("boom"), signal, false, report.StatusFailed},
+		{"cancelled", &CancelledError{Err: errors.New("killed")}, "", false, report.StatusCancelled},
+		{"budget", fmt.Errorf("x: %w", &run.BudgetError{Budget: "max-cost-usd"}), "", true, report.StatusBudgetExhausted},
+		{"branch_moved", errors.Join(errors.New("x"), movedError{}), "", false, report.StatusBranchMoved},
 	}
 	for _, tt := range tests {
-		if got := statusOf(tt.err, tt.signal); got != tt.want {
+		if got := statusOf(tt.err, tt.signal, tt.unverified); got != tt.want {
 			t.Errorf("%s: statusOf = %s, want %s", tt.name, got, tt.want)
 		}
 	}
 	if err := (&CancelledError{Err: errors.New("killed")}); err.Error() != "killed" || !errors.Is(err, err.Err) {
 		t.Error("CancelledError does not read as its cause")
+	}
+}
+
+// TestCancelledByBudget: a run whose context ended tells its budget of time from a cancelled
+// job; one whose context is alive keeps its own error.
+func TestCancelledByBudget(t *testing.T) {
+	e := newEngine(Plan{Config: inputs.Config{RunTimeout: time.Minute}}, Deps{})
+	ctx, stop := e.runBudget(t.Context())
+	boom := errors.New("boom")
+	if err := cancelled(ctx, boom); err != boom {
+		t.Errorf("alive: %v", err)
+	}
+	stop() // as the budget's timer would, but with context.Canceled as its cause
+	var c *CancelledError
+	if err := cancelled(ctx, boom); !errors.As(err, &c) {
+		t.Errorf("cancelled: %v, want a CancelledError", err)
+	}
+	timed, cancel := context.WithCancelCause(t.Context())
+	cancel(&run.BudgetError{Budget: "run-minutes", Detail: "the run took its 1 minute(s)"})
+	var b *run.BudgetError
+	if err := cancelled(timed, boom); !errors.As(err, &b) || !strings.HasPrefix(err.Error(), "budget run-minutes reached: the run took its 1 minute(s)") {
+		t.Errorf("timed out: %v, want the budget", err)
 	}
 }
 

@@ -49,7 +49,7 @@ func Run(ctx context.Context, p Plan, d Deps) (o report.Outcome, err error) {
 // outputs.
 func (e *engine) report(ctx context.Context, o *report.Outcome, err error) error {
 	if err != nil || o.Status == "" { // a refusal has its status already
-		o.Status = statusOf(err, o.Signal)
+		o.Status = statusOf(err, o.Signal, false)
 	}
 	if err != nil {
 		o.Failure = err.Error()
@@ -92,6 +92,8 @@ func (e *engine) stateLabels() event.Labels {
 // work prepares the workspace and the sandbox, runs the agent and publishes its commits,
 // filling o. It returns why the run failed.
 func (e *engine) work(ctx context.Context, o *report.Outcome) error {
+	ctx, stop := e.runBudget(ctx)
+	defer stop()
 	j, err := e.start(ctx)
 	if err != nil {
 		return cancelled(ctx, err)
@@ -124,14 +126,6 @@ func (e *engine) work(ctx context.Context, o *report.Outcome) error {
 	runErr = e.publishAfterRun(ctx, o, j, runErr)
 	e.logEnd(o, runErr, done, j.log)
 	return runErr
-}
-
-// cancelled is err, as a CancelledError when the job was cancelled (ctx is done).
-func cancelled(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil {
-		return &CancelledError{Err: err}
-	}
-	return err
 }
 
 // job is a run under way: its workspace, its log, where a lease push expects the branch.
@@ -213,9 +207,9 @@ func (e *engine) publishAfterRun(ctx context.Context, o *report.Outcome, j *job,
 // failed one (a preserved worktree the workspace warns about itself); report says the rest.
 func (e *engine) logEnd(o *report.Outcome, runErr error, done Finished, log *report.Log) {
 	if runErr == nil {
-		log.Status("Run %s after %d iteration(s)", statusOf(nil, o.Signal), len(o.Iterations))
+		log.Status("Run %s after %d iteration(s)", o.Status, len(o.Iterations))
 	} else {
-		log.Status("Run %s: %v", statusOf(runErr, o.Signal), runErr)
+		log.Status("Run %s: %v", statusOf(runErr, o.Signal, false), runErr)
 		if done.KeptBranch != "" {
 			e.d.Reporter.Warning(fmt.Sprintf("the agent's commits were kept on branch %s", done.KeptBranch))
 		}
@@ -230,6 +224,7 @@ func (e *engine) logEnd(o *report.Outcome, runErr error, done Finished, log *rep
 func (e *engine) outcome(o *report.Outcome, ws Workspace, done Finished, base string, res run.Result, logPath string) {
 	cfg := e.p.Config
 	*o = report.Outcome{
+		Status:            statusOf(nil, res.Signal, res.Unverified), // report tells a failure's
 		MaxIterations:     cfg.MaxIterations,
 		Signal:            res.Signal,
 		Output:            res.Output,
@@ -246,7 +241,7 @@ func (e *engine) outcome(o *report.Outcome, ws Workspace, done Finished, base st
 		LogFile:           logPath,
 	}
 	for _, it := range res.Iterations {
-		o.Iterations = append(o.Iterations, report.Iteration{Number: it.Number, Signal: it.Signal, Usage: it.Usage})
+		o.Iterations = append(o.Iterations, report.Iteration{Number: it.Number, Signal: it.Signal, Verify: verifyOf(it.Verify), Usage: it.Usage})
 	}
 	switch {
 	case done.Merged:
@@ -340,6 +335,9 @@ func (e *engine) loop(ctx context.Context, ws Workspace, log *report.Log) (base 
 		ShellTimeout:      cfg.ShellTimeout,
 		Output:            e.p.Output,
 		OutputRetries:     outputRetries(cfg),
+		Verify:            cfg.VerifyCommand,
+		Redact:            e.d.Reporter.Redactor().Redact,
+		MaxCostUSD:        cfg.MaxCostUSD,
 		Verbose:           cfg.Verbose,
 		Guard:             guard,
 		Progress:          onProgress,

@@ -80,8 +80,14 @@ type Config struct {
 	IdleTimeout time.Duration
 	// CompletionTimeout is how long to wait for the agent to exit once it printed a signal.
 	CompletionTimeout time.Duration
-	// ShellTimeout bounds each !`cmd` expression of a template.
+	// ShellTimeout bounds each !`cmd` expression of a template, and VerifyCommand.
 	ShellTimeout time.Duration
+	// VerifyCommand is run by sh in the sandbox after each iteration; "" = none.
+	VerifyCommand string
+	// RunTimeout bounds the whole run, publishing excepted; 0 = no limit.
+	RunTimeout time.Duration
+	// MaxCostUSD is the most the agent may cost, as it reports it; 0 = no limit.
+	MaxCostUSD float64
 
 	// Agent is the agent's name, one of Env.Agents.
 	Agent string

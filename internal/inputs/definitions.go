@@ -91,6 +91,9 @@ const (
 	InputIdleTimeoutSeconds       = "timeouts.idle-seconds"
 	InputCompletionTimeoutSeconds = "timeouts.completion-seconds"
 	InputShellTimeoutSeconds      = "timeouts.shell-seconds"
+	InputRunMinutes               = "timeouts.run-minutes"
+	InputMaxCostUSD               = "timeouts.max-cost-usd"
+	InputVerifyCommand            = "verify-command"
 	InputAgent                    = "agent"
 	InputModel                    = "model"
 	InputEffort                   = "effort"
@@ -208,12 +211,12 @@ var Definitions = []Definition{
 	},
 	{
 		Name:        InputPromptFile,
-		Description: "Path of a prompt template, relative to the workspace. {{KEY}} placeholders are filled from prompt-args and the built-ins SOURCE_BRANCH and TARGET_BRANCH; !`cmd` expressions are replaced by the command's output, run in the sandbox. Set one of prompt and prompt-file, unless the mode has a built-in prompt.",
+		Description: "Path of a prompt template, relative to the workspace. {{KEY}} placeholders are filled from prompt-args and the built-ins SOURCE_BRANCH, TARGET_BRANCH and VERIFY_OUTPUT (see verify-command); !`cmd` expressions are replaced by the command's output, run in the sandbox. Set one of prompt and prompt-file, unless the mode has a built-in prompt.",
 		Kind:        KindPath,
 	},
 	{
 		Name:        InputPromptArgs,
-		Description: "Values for the {{KEY}} placeholders of prompt-file or of the mode's built-in prompt: a YAML or JSON map, or KEY=VALUE lines. Keys are letters, digits and _, not starting with a digit; SOURCE_BRANCH and TARGET_BRANCH are built in and cannot be set.",
+		Description: "Values for the {{KEY}} placeholders of prompt-file or of the mode's built-in prompt: a YAML or JSON map, or KEY=VALUE lines. Keys are letters, digits and _, not starting with a digit; SOURCE_BRANCH, TARGET_BRANCH and VERIFY_OUTPUT are built in and cannot be set.",
 		Kind:        KindMap,
 		Multiline:   true,
 	},
@@ -231,8 +234,14 @@ var Definitions = []Definition{
 		Kind:        KindNumber,
 	},
 	{
+		Name:        InputVerifyCommand,
+		Description: "Shell command run by sh in the sandbox after each iteration, like the test suite or a linter; it may run timeouts' shell-seconds. When it fails, the end of its output goes into the next iteration's prompt: where a prompt template has {{VERIFY_OUTPUT}}, else after the prompt. The run is complete only when the agent printed a completion signal and the command passed after that iteration; a signal with the command failing does not end the loop, and max-iterations running out with it failing is status unverified.",
+		Kind:        KindText,
+		Multiline:   true,
+	},
+	{
 		Name:        InputTimeouts,
-		Description: "Time limits of a run, in seconds, as a map: idle-seconds, completion-seconds, shell-seconds and hook-seconds (see its keys). Give a YAML or JSON map, or KEY=VALUE lines; on the command line --timeouts KEY=VALUE, repeated. A key left out keeps its default.",
+		Description: "Limits of a run, as a map: idle-seconds, completion-seconds, shell-seconds and hook-seconds, and the budgets run-minutes and max-cost-usd (see its keys). Give a YAML or JSON map, or KEY=VALUE lines; on the command line --timeouts KEY=VALUE, repeated. A key left out keeps its default.",
 		Kind:        KindMap,
 		Multiline:   true,
 	},
@@ -254,8 +263,18 @@ var Definitions = []Definition{
 		Name:        InputShellTimeoutSeconds,
 		Formerly:    "shell-timeout-seconds",
 		Default:     "30",
-		Description: "Seconds each !`cmd` expression of a prompt template may run.",
+		Description: "Seconds each !`cmd` expression of a prompt template may run, and verify-command.",
 		Kind:        KindNumber,
+	},
+	{
+		Name:        InputRunMinutes,
+		Description: "Budget: minutes the whole run may take, from preparing the workspace to the end of the loop and what follows it, publishing excepted. When they are up the agent is stopped, the commits made so far are pushed and status is budget-exhausted. Empty means no limit but the job's own.",
+		Kind:        KindNumber,
+	},
+	{
+		Name:        InputMaxCostUSD,
+		Description: "Budget: US dollars the agent may spend, as it reports its cost, checked after each iteration; once reached the loop stops, the commits made so far are pushed and status is budget-exhausted. Needs an agent that reports its cost (claude-code, opencode, pi). Empty means no limit.",
+		Kind:        KindDecimal,
 	},
 	{
 		Name:        InputHookTimeoutSeconds,
@@ -502,7 +521,7 @@ var Definitions = []Definition{
 	},
 	{
 		Name:        InputOutputTag,
-		Description: "Name of the tag, like result for <result>...</result>, that the agent writes its structured output in; the content becomes the action output named output. Needs max-iterations 1.",
+		Description: "Name of the tag, like result for <result>...</result>, that the agent writes its structured output in; the content becomes the action output named output. It is read from the final message of the iteration that printed a completion signal, else of the last iteration.",
 		Kind:        KindString,
 	},
 	{

@@ -20,6 +20,7 @@ var testAgents = []AgentInfo{
 		PermissionModes: []string{"default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"},
 		Resumable:       true,
 		Forkable:        true,
+		ReportsCost:     true,
 	},
 	{Name: "codex", Efforts: []string{"low", "medium", "high", "xhigh"}, Resumable: true},
 	{Name: "pi"},

@@ -53,6 +53,7 @@ type AgentInfo struct {
 	PermissionModes []string // values permission-mode may take; none = it must be empty
 	Resumable       bool     // sessions can be resumed, which output-max-retries and resume-session need
 	Forkable        bool     // a resumed session can continue under a new id (fork-session)
+	ReportsCost     bool     // it reports what each invocation cost, which max-cost-usd needs
 }
 
 // Problem is one invalid input: what the user gave the run is wrong, and nothing was started.
@@ -161,7 +162,9 @@ func Load(raw Raw, env Env) (Config, error) {
 	c.Verbose = l.boolean(InputVerbose)
 	c.GitHub = l.github(c.BranchStrategy)
 	l.modeArgs(&c)
-	c.Output = l.output(c.WorkingDirectory, wdOK, c.MaxIterations, agent, agentOK, c.GitHub.OutputAction)
+	c.Output = l.output(c.WorkingDirectory, wdOK, agent, agentOK, c.GitHub.OutputAction)
+	c.VerifyCommand = strings.TrimSpace(l.text(InputVerifyCommand))
+	c.RunTimeout, c.MaxCostUSD = l.budgets(agent, agentOK)
 
 	if err := errors.Join(l.problems...); err != nil {
 		return Config{}, err
@@ -558,7 +561,7 @@ func (l *loader) logFile(dir string) string {
 	}
 }
 
-func (l *loader) output(dir string, dirOK bool, maxIterations int, agent AgentInfo, agentOK bool, action string) *OutputConfig {
+func (l *loader) output(dir string, dirOK bool, agent AgentInfo, agentOK bool, action string) *OutputConfig {
 	tag := l.single(InputOutputTag)
 	schemaText, hasSchema := l.given(InputOutputSchema)
 	if own, ok := actionSchemas[action]; ok {
@@ -583,9 +586,6 @@ func (l *loader) output(dir string, dirOK bool, maxIterations int, agent AgentIn
 	}
 	if !outputTagRe.MatchString(tag) {
 		l.problem(InputOutputTag, "%q is not a tag name; use a letter followed by letters, digits, _, . or -, like result", tag)
-	}
-	if maxIterations > 1 {
-		l.problem(InputOutputTag, "needs max-iterations 1, but it is %d; structured output is read from a single iteration", maxIterations)
 	}
 	if retries > 0 && agentOK && !agent.Resumable {
 		l.problem(InputOutputMaxRetries, "agent %q cannot resume a session, which retries need; use 0, or an agent that can: %s", agent.Name, strings.Join(l.agentsWith(func(a AgentInfo) bool { return a.Resumable }), ", "))

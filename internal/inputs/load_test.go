@@ -93,6 +93,9 @@ func TestLoad_everyInputSet(t *testing.T) {
 		InputIdleTimeoutSeconds:       "900",
 		InputCompletionTimeoutSeconds: "5",
 		InputShellTimeoutSeconds:      "10",
+		InputRunMinutes:               "45",
+		InputMaxCostUSD:               "3.5",
+		InputVerifyCommand:            "go vet ./...\ngo test ./...\n",
 		InputAgent:                    "claude-code",
 		InputModel:                    "claude-opus-4-8",
 		InputEffort:                   "high",
@@ -171,6 +174,9 @@ func TestLoad_everyInputSet(t *testing.T) {
 		IdleTimeout:       900 * time.Second,
 		CompletionTimeout: 5 * time.Second,
 		ShellTimeout:      10 * time.Second,
+		VerifyCommand:     "go vet ./...\ngo test ./...",
+		RunTimeout:        45 * time.Minute,
+		MaxCostUSD:        3.5,
 		Agent:             "claude-code",
 		Model:             "claude-opus-4-8",
 		Effort:            "high",
@@ -289,6 +295,12 @@ func TestLoad_valueForms(t *testing.T) {
 			c.Output = &OutputConfig{Tag: "plan", Type: OutputObject, Schema: []byte(`{"type": "object"}`)}
 		}},
 		{"string_output_without_schema", with(InputOutputTag, "summary"), func(c *Config) { c.Output = &OutputConfig{Tag: "summary", Type: OutputString} }},
+		{"output_tag_with_several_iterations", with(InputOutputTag, "result", InputMaxIterations, "3"), func(c *Config) {
+			c.Output, c.MaxIterations = &OutputConfig{Tag: "result", Type: OutputString}, 3
+		}},
+		{"verify_and_budgets", with(InputVerifyCommand, "  go test ./...\n", InputRunMinutes, "30", InputMaxCostUSD, "0.50"), func(c *Config) {
+			c.VerifyCommand, c.RunTimeout, c.MaxCostUSD = "go test ./...", 30*time.Minute, 0.5
+		}},
 		{"no_retries_without_tag_is_fine", with(InputOutputMaxRetries, "0"), func(*Config) {}},
 		{"missing_default_env_file_is_ignored", with(), func(*Config) {}},
 		{"copy_to_worktree_with_merge_to_head", with(InputBranchStrategy, "merge-to-head", InputCopyToWorktree, ".env\nvendor/cache/\n"), func(c *Config) {
@@ -402,7 +414,10 @@ func TestLoad_badInput(t *testing.T) {
 		{"env_file_missing", with(InputEnvFile, "ci.env"), InputEnvFile, "file /repo/ci.env does not exist"},
 		{"env_file_bad_line", with(InputEnvFile, "bad.env"), InputEnvFile, `line 2: not KEY=VALUE`},
 		{"output_tag_not_a_name", with(InputOutputTag, "<result>"), InputOutputTag, "use a letter followed by letters, digits"},
-		{"output_tag_with_several_iterations", with(InputOutputTag, "result", InputMaxIterations, "3"), InputOutputTag, "needs max-iterations 1, but it is 3"},
+		{"max_cost_with_an_agent_reporting_none", with(InputAgent, "pi", InputMaxCostUSD, "2"), InputMaxCostUSD, `agent "pi" reports no cost, so the budget could never be checked; leave max-cost-usd empty, or use an agent that reports its cost: claude-code`},
+		{"max_cost_not_dollars", with(InputMaxCostUSD, "$5"), InputMaxCostUSD, `"$5" is not an amount of US dollars; use a decimal number above 0`},
+		{"max_cost_zero", with(InputMaxCostUSD, "0.00"), InputMaxCostUSD, "0 would stop the run before it starts"},
+		{"run_minutes_zero", with(InputRunMinutes, "0"), InputRunMinutes, "0 is too small; use 1 or more"},
 		{"output_schema_without_tag", with(InputOutputSchema, "{}"), InputOutputSchema, "needs output-tag"},
 		{"output_schema_inline_not_json", with(InputOutputTag, "r", InputOutputSchema, `{"type": "object",}`), InputOutputSchema, "inline schema is not valid JSON: line 1 column"},
 		{"output_schema_file_not_json", with(InputOutputTag, "r", InputOutputSchema, "schema-bad.json"), InputOutputSchema, "/repo/schema-bad.json is not valid JSON"},

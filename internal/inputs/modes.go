@@ -57,8 +57,7 @@ type Setting struct {
 
 // Why the modes that read the structured output need what they set.
 const (
-	needsOneIteration = "its structured output is read from a single iteration"
-	changesNoBranch   = "it changes no branch"
+	changesNoBranch = "it changes no branch"
 )
 
 // Modes is the mode table, in the order the docs show it.
@@ -115,7 +114,7 @@ var Modes = []Mode{
 			{Input: InputOpenPR, Value: "false", Needed: changesNoBranch},
 			{Input: InputProgressComment, Value: "false"},
 			{Input: InputTriggerPhrases, Value: phrasesFollowedBy(ModeReview)},
-			{Input: InputMaxIterations, Value: "1", Needed: needsOneIteration},
+			{Input: InputMaxIterations, Value: "1"},
 			{Input: InputOutputAction, Value: OutputActionReview, Needed: "the review is what it does"},
 		},
 	},
@@ -130,7 +129,7 @@ var Modes = []Mode{
 			{Input: InputPush, Value: string(PushNone), Needed: changesNoBranch},
 			{Input: InputOpenPR, Value: "false", Needed: changesNoBranch},
 			{Input: InputProgressComment, Value: "false"},
-			{Input: InputMaxIterations, Value: "1", Needed: needsOneIteration},
+			{Input: InputMaxIterations, Value: "1"},
 			{Input: InputOutputAction, Value: OutputActionTriage, Needed: "carrying out the triage is what it does"},
 			{Input: InputAllowedLabels, Value: "bug\ndocumentation\nduplicate\nenhancement\ngood first issue\nhelp wanted\ninvalid\nquestion\nwontfix"},
 		},

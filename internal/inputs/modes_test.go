@@ -149,7 +149,6 @@ func TestLoad_modeConflicts(t *testing.T) {
 		raw         Raw
 		input, want string
 	}{
-		{Raw{InputMode: ModeReview, InputMaxIterations: "5"}, InputMaxIterations, `mode review needs "1", since its structured output is read from a single iteration, but it is "5"`},
 		{Raw{InputMode: ModeTriage, InputOpenPR: "true"}, InputOpenPR, `mode triage needs "false", since it changes no branch, but it is "true"`},
 		{Raw{InputMode: ModeTriage, InputPush: "force"}, InputPush, "mode triage needs"},
 		{Raw{InputMode: ModeReview, InputOutputAction: OutputActionTriage}, InputOutputAction, "mode review needs"},

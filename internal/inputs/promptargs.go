@@ -17,7 +17,7 @@ var keyValueLineRe = regexp.MustCompile(`^[^\s=:{}\[\]"'#]+\s*=`)
 
 // parsePromptArgs reads prompt-args, whose built-in keys are the run's to set.
 func parsePromptArgs(text string) (map[string]string, []string) {
-	return parseMap(text, prompt.BranchKeys())
+	return parseMap(text, prompt.BuiltInKeys())
 }
 
 // parseMap reads a map input: KEY=VALUE lines when the first line looks like one, else a YAML

@@ -158,7 +158,7 @@ func (t *Template) Render(values map[string]string) (*Prompt, error) {
 	var errs []error
 	for _, s := range t.segments {
 		if !s.command {
-			p.segments = append(p.segments, segment{text: substitute(s.text, values)})
+			p.segments = append(p.segments, literal(s.text, values)...)
 			continue
 		}
 		c := &Command{Source: s.text, Line: s.line, Env: map[string]string{}}
@@ -209,10 +209,65 @@ type Prompt struct {
 	segments []segment
 }
 
-// segment is literal text or, when cmd is set, a command.
+// segment is literal text or, when cmd is set, a command. A segment with late set is the
+// value of that late built-in (see With): "" until it is given one.
 type segment struct {
 	text string
 	cmd  *Command
+	late string
+}
+
+// literal is the template's literal text s with its placeholders filled from values, each late
+// built-in's a segment of its own, for With to fill again.
+func literal(s string, values map[string]string) []segment {
+	var out []segment
+	last := 0
+	for _, m := range placeholderRE.FindAllStringSubmatchIndex(s, -1) {
+		if key := s[m[2]:m[3]]; key == VerifyOutput {
+			out = append(out, segment{text: substitute(s[last:m[0]], values)}, segment{text: values[key], late: key})
+			last = m[1]
+		}
+	}
+	return append(out, segment{text: substitute(s[last:], values)})
+}
+
+// Uses reports whether the prompt has a placeholder of the late built-in key, in its text or
+// in a command.
+func (p *Prompt) Uses(key string) bool {
+	for _, s := range p.segments {
+		if _, ok := s.cmd.env(varPrefix + key); s.late == key || ok {
+			return true
+		}
+	}
+	return false
+}
+
+// With is the prompt with the late built-in key (VerifyOutput) set to value: in the text as it
+// is, in a command as its variable, like every value (a NUL byte, which no variable can hold,
+// left out). p is unchanged.
+func (p *Prompt) With(key, value string) *Prompt {
+	out := &Prompt{segments: slices.Clone(p.segments)}
+	for i, s := range out.segments {
+		switch _, ok := s.cmd.env(varPrefix + key); {
+		case s.late == key:
+			out.segments[i].text = value
+		case ok:
+			c := *s.cmd
+			c.Env = maps.Clone(c.Env)
+			c.Env[varPrefix+key] = strings.ReplaceAll(value, "\x00", "")
+			out.segments[i].cmd = &c
+		}
+	}
+	return out
+}
+
+// env is the value of the variable name that c is given; false for no command.
+func (c *Command) env(name string) (string, bool) {
+	if c == nil {
+		return "", false
+	}
+	v, ok := c.Env[name]
+	return v, ok
 }
 
 // Command is a command block ready to run: Shell, run by sh -c with Env added to its
@@ -300,10 +355,17 @@ const (
 	TargetBranch = "TARGET_BRANCH"
 )
 
-// BranchKeys are the built-in keys a prompt-args key may not take.
-func BranchKeys() []string { return []string{SourceBranch, TargetBranch} }
+// VerifyOutput is the built-in key of what verify-command printed, its tail, when it failed
+// after the iteration before; "" when it passed or has not run. It changes from one iteration
+// to the next, so Render keeps its place for the loop to fill (With); in a command it is a
+// variable, as every value is.
+const VerifyOutput = "VERIFY_OUTPUT"
 
-// Values are what a template's placeholders are filled with: the run's branches, the event's
+// BuiltInKeys are the keys only the run sets, which a prompt-args key may not take.
+func BuiltInKeys() []string { return []string{SourceBranch, TargetBranch, VerifyOutput} }
+
+// Values are what a template's placeholders are filled with: the run's branches and output of
+// its verify-command (empty here), the event's
 // built-ins (ISSUE_TITLE and the rest) and the prompt-args, which win over the event's, so that
 // a workflow passing ISSUE_TITLE itself keeps working. The branch keys are the run's alone.
 // This is the one place that knows which source wins.
@@ -312,5 +374,6 @@ func Values(source, target string, event, args map[string]string) map[string]str
 	maps.Copy(values, event)
 	maps.Copy(values, args)
 	values[SourceBranch], values[TargetBranch] = source, target
+	values[VerifyOutput] = "" // With fills it as the loop goes
 	return values
 }

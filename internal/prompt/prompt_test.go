@@ -790,7 +790,7 @@ func TestValues(t *testing.T) {
 	args := map[string]string{"ISSUE_TITLE": "from prompt-args", "EXTRA": "x"}
 	got := Values("sandcastle/fix", "main", event, args)
 	want := map[string]string{
-		"SOURCE_BRANCH": "sandcastle/fix", "TARGET_BRANCH": "main",
+		"SOURCE_BRANCH": "sandcastle/fix", "TARGET_BRANCH": "main", "VERIFY_OUTPUT": "",
 		"ISSUE_TITLE": "from prompt-args", "ACTOR": "octocat", "EXTRA": "x",
 	}
 	if !maps.Equal(got, want) {
@@ -798,5 +798,34 @@ func TestValues(t *testing.T) {
 	}
 	if event["ISSUE_TITLE"] != "from the event" || len(args) != 2 {
 		t.Error("Values changed its arguments")
+	}
+}
+
+// TestVerifyOutputFilledLate: {{VERIFY_OUTPUT}} renders empty and keeps its place, so that each
+// iteration's prompt carries the verify output of the one before: in the text as written, in a
+// command as its variable only, and the rendered prompt unchanged by it.
+func TestVerifyOutputFilledLate(t *testing.T) {
+	const failed = "FAIL: TestAdd $(touch pwned) `id` {{ISSUE}}\x00"
+	values := map[string]string{"ISSUE": "42", VerifyOutput: ""}
+	p := render(t, "Fix {{ISSUE}}.\n{{VERIFY_OUTPUT}}|{{ VERIFY_OUTPUT }}\n!`printf %s {{VERIFY_OUTPUT}}`", values)
+	if !p.Uses(VerifyOutput) || render(t, "Fix {{ISSUE}}.", values).Uses(VerifyOutput) || Inline("{{VERIFY_OUTPUT}}").Uses(VerifyOutput) {
+		t.Error("Uses does not tell a prompt with the placeholder from one without")
+	}
+	if got := p.Text(); got != "Fix 42.\n|\n!`printf %s {{VERIFY_OUTPUT}}`" {
+		t.Errorf("rendered: %q", got)
+	}
+	filled := p.With(VerifyOutput, failed)
+	if got, want := filled.Text(), "Fix 42.\n"+failed+"|"+failed+"\n!`printf %s {{VERIFY_OUTPUT}}`"; got != want {
+		t.Errorf("With: %q, want %q", got, want)
+	}
+	cmds := filled.Commands()
+	if len(cmds) != 1 || cmds[0].Env["SANDCASTLE_ARG_VERIFY_OUTPUT"] != strings.ReplaceAll(failed, "\x00", "") || strings.Contains(cmds[0].Shell, "pwned") {
+		t.Errorf("the command %+v; want the value in its variable, without the NUL, and never in its shell text", cmds)
+	}
+	if p.Text() != "Fix 42.\n|\n!`printf %s {{VERIFY_OUTPUT}}`" || p.Commands()[0].Env["SANDCASTLE_ARG_VERIFY_OUTPUT"] != "" {
+		t.Error("With changed the prompt it was called on")
+	}
+	if got := filled.With(VerifyOutput, "").Text(); got != "Fix 42.\n|\n!`printf %s {{VERIFY_OUTPUT}}`" {
+		t.Errorf("With \"\" again: %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
@@ -22,11 +23,17 @@ const (
 	StatusRefused     Status = "refused"      // the event asked for a run its author may not start
 	StatusSkipped     Status = "skipped"      // the event was not addressed to the action
 	StatusBranchMoved Status = "branch-moved" // the remote branch moved: the commits went to RecoveryBranch
+	// StatusUnverified: max-iterations ran out with verify-command failing after the last.
+	StatusUnverified Status = "unverified"
+	// StatusBudgetExhausted: a budget (the timeouts keys run-minutes, max-cost-usd) stopped the
+	// run, which kept its commits; Failure names the budget.
+	StatusBudgetExhausted Status = "budget-exhausted"
 )
 
 // Statuses are every status a run can end with.
 func Statuses() []Status {
-	return []Status{StatusComplete, StatusIncomplete, StatusFailed, StatusCancelled, StatusRefused, StatusSkipped, StatusBranchMoved}
+	return []Status{StatusComplete, StatusIncomplete, StatusFailed, StatusCancelled, StatusRefused, StatusSkipped, StatusBranchMoved,
+		StatusUnverified, StatusBudgetExhausted}
 }
 
 // Check refuses a status the program does not emit: workflows branch on the status output, and
@@ -101,7 +108,29 @@ type Outcome struct {
 type Iteration struct {
 	Number int
 	Signal string // the completion signal seen in this iteration; "" when none
+	Verify Verify // how verify-command ended after it
 	agent.Usage
+}
+
+// Verify is how verify-command ended after an iteration.
+type Verify string
+
+// The ends of verify-command; VerifyNone when it did not run.
+const (
+	VerifyNone   Verify = ""
+	VerifyPassed Verify = "passed"
+	VerifyFailed Verify = "failed"
+)
+
+// verified is the verified output: whether verify-command passed after the last iteration it
+// ran after, "true" or "false"; "" when it never ran.
+func (o Outcome) verified() string {
+	for _, it := range slices.Backward(o.Iterations) {
+		if it.Verify != VerifyNone {
+			return strconv.FormatBool(it.Verify == VerifyPassed)
+		}
+	}
+	return ""
 }
 
 // costKnown says whether a cost was reported: agents that price nothing report none, or 0.

@@ -31,7 +31,7 @@ var renderings = map[string]func(Outcome) string{
 var leftOut = map[string]map[string]string{
 	"Failure": {
 		"outputs": "the error annotation says why; status says it failed",
-		"summary": "the error annotation says why; the heading says it failed",
+		"summary": "the error annotation says why; the heading says it failed (a budget's has a row of its own)",
 	},
 	"MaxIterations": {"outputs": "a later step knows its own inputs", "comment": "the final comment counts the iterations that ran"},
 	"Signal":        {"comment": `"finished: complete" says it`},

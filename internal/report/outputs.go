@@ -23,12 +23,14 @@ type Output struct {
 // docs/outputs.md from it.
 func Outputs() []Output {
 	return []Output{
-		{"status", "How the run ended: complete (the agent printed a completion signal), incomplete (max-iterations ran out without one), failed, cancelled, refused (the event may not start a run, see refusal-reason; the job stays green), skipped (the event did not address the action: a comment without a trigger phrase, another label; green too) or branch-moved (the remote branch moved during the run, so the commits went to recovery-branch).",
+		{"status", "How the run ended: complete (the agent printed a completion signal, and verify-command passed after that iteration), incomplete (max-iterations ran out without one), failed, cancelled, refused (the event may not start a run, see refusal-reason; the job stays green), skipped (the event did not address the action: a comment without a trigger phrase, another label; green too), branch-moved (the remote branch moved during the run, so the commits went to recovery-branch), unverified (max-iterations ran out with verify-command failing) or budget-exhausted (a budget, the timeouts input's run-minutes or max-cost-usd, stopped the run; what was committed was pushed, and the job's error names the budget).",
 			func(o Outcome) string { return string(o.Status) }},
 		{"iterations", "Number of agent iterations that ran.",
 			func(o Outcome) string { return strconv.Itoa(len(o.Iterations)) }},
 		{"completion-signal", "The completion signal the agent printed, empty when it printed none.",
 			func(o Outcome) string { return o.Signal }},
+		{"verified", "true when verify-command passed after the last iteration, false when it failed; empty without verify-command.",
+			Outcome.verified},
 		{"commits", "SHAs of the commits the agent made, as a JSON array.", func(o Outcome) string {
 			shas := make([]string, len(o.Commits))
 			for i, c := range o.Commits {

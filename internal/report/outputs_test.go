@@ -13,7 +13,7 @@ import (
 
 func TestPairsNamesAndOrder(t *testing.T) {
 	want := []string{
-		"status", "iterations", "completion-signal", "commits", "commit-count", "branch", "base-sha",
+		"status", "iterations", "completion-signal", "verified", "commits", "commit-count", "branch", "base-sha",
 		"head-sha", "output", "session-id", "session-file", "total-tokens", "cost-usd", "usage",
 		"log-file", "preserved-worktree", "pushed", "recovery-branch",
 		"pr-number", "pr-url", "comment-url", "refusal-reason", "restored-git-files", "review-url",
@@ -33,7 +33,7 @@ func TestPairsNamesAndOrder(t *testing.T) {
 func TestPairsValues(t *testing.T) {
 	o := Outcome{
 		Status:            StatusComplete,
-		Iterations:        iterationsOf(3),
+		Iterations:        []Iteration{{Number: 1, Verify: VerifyPassed}, {Number: 2, Verify: VerifyFailed}, {Number: 3}},
 		Signal:            "<promise>COMPLETE</promise>",
 		Commits:           []gitref.Commit{{SHA: "aaa111"}, {SHA: "bbb222"}},
 		Branch:            "sandcastle/fix",
@@ -59,7 +59,7 @@ func TestPairsValues(t *testing.T) {
 		},
 	}
 	want := map[string]string{
-		"status": "complete", "iterations": "3", "completion-signal": "<promise>COMPLETE</promise>",
+		"status": "complete", "iterations": "3", "completion-signal": "<promise>COMPLETE</promise>", "verified": "false",
 		"commits": `["aaa111","bbb222"]`, "commit-count": "2", "branch": "sandcastle/fix",
 		"base-sha": "base", "head-sha": "head", "output": `{"ok":true}`, "session-id": "sess-1",
 		"total-tokens": "1551", "cost-usd": "0.0123", "log-file": ".sandcastle/logs/main.log",
@@ -84,7 +84,7 @@ func TestPairsNoCommits(t *testing.T) {
 		for _, p := range (Outcome{Commits: commits}).Pairs() {
 			got[p[0]] = p[1]
 		}
-		if got["commits"] != "[]" || got["commit-count"] != "0" || got["restored-git-files"] != "[]" {
+		if got["commits"] != "[]" || got["commit-count"] != "0" || got["restored-git-files"] != "[]" || got["verified"] != "" {
 			t.Errorf("commits=%q commit-count=%q restored-git-files=%q, want [], 0 and []", got["commits"], got["commit-count"], got["restored-git-files"])
 		}
 	}

@@ -41,6 +41,12 @@ func (o Outcome) Summary() string {
 	}
 	row(&b, "Iterations", iterations)
 	row(&b, "Completion signal", codeOr(o.Signal, "none"))
+	if v := verifyRow(o.Iterations); v != "" {
+		row(&b, "Verify", v)
+	}
+	if o.Status == StatusBudgetExhausted && o.Failure != "" {
+		row(&b, "Stopped by", cellText(o.Failure))
+	}
 	row(&b, "Branch", codeOr(o.Branch, "none"))
 	row(&b, "Commits", strconv.Itoa(len(o.Commits)))
 	if o.Pushed {
@@ -114,6 +120,18 @@ func (o Outcome) Summary() string {
 		fmt.Fprintf(&b, "\n> **The agent changed the repository's git directory**, where git on the runner finds its hooks, config and attributes; the run put back %s.\n", strings.Join(paths, ", "))
 	}
 	return b.String()
+}
+
+// verifyRow is how verify-command ended after each iteration it ran after: "1 failed, 2 passed";
+// "" when it never ran.
+func verifyRow(its []Iteration) string {
+	var ends []string
+	for _, it := range its {
+		if it.Verify != VerifyNone {
+			ends = append(ends, fmt.Sprintf("%d %s", it.Number, it.Verify))
+		}
+	}
+	return strings.Join(ends, ", ")
 }
 
 func row(b *strings.Builder, key, value string) {

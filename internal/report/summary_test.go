@@ -146,6 +146,21 @@ func TestSummaryGolden(t *testing.T) {
 			},
 		},
 		{
+			name: "unverified",
+			run: Outcome{
+				Status: StatusUnverified, MaxIterations: 2, Branch: "feature", Commits: commits(2),
+				Iterations: []Iteration{{Number: 1, Signal: "<promise>COMPLETE</promise>", Verify: VerifyFailed}, {Number: 2, Verify: VerifyFailed}},
+			},
+		},
+		{
+			name: "budget_exhausted",
+			run: Outcome{
+				Status: StatusBudgetExhausted, MaxIterations: 5, Branch: "feature", Commits: commits(2), Pushed: true,
+				Iterations: []Iteration{{Number: 1, Verify: VerifyFailed, Usage: agent.Usage{CostUSD: 0.25}}, {Number: 2, Verify: VerifyPassed, Usage: agent.Usage{CostUSD: 0.25}}},
+				Failure:    "budget max-cost-usd reached: the agent reported $0.5 after 2 iteration(s), and the budget is $0.5; the run stopped and keeps what was committed (raise the timeouts input's max-cost-usd to let it go on)",
+			},
+		},
+		{
 			name: "refused",
 			run:  Outcome{Status: StatusRefused, RefusalReason: "octocat has read permission on o/r; write, maintain or admin is needed | or allowed-users"},
 		},

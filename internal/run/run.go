@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -61,6 +62,14 @@ type Config struct {
 	Output        *structured.Spec // nil: no structured output
 	OutputRetries int
 
+	// Verify, when set, is run by sh in the sandbox after each iteration, within ShellTimeout
+	// (see verify.go). Redact hides the run's secrets in what it printed before a prompt or
+	// the log carries it; nil leaves it as it is.
+	Verify string
+	Redact func(string) string
+	// MaxCostUSD stops the loop once the cost the agent reported reaches it; 0: no limit.
+	MaxCostUSD float64
+
 	Verbose bool // log each iteration's prompt and every raw stdout line
 
 	// Sessions, when set, saves the agent's session after each invocation that reported one,
@@ -106,14 +115,17 @@ type Iteration struct {
 	Forced      bool // the signal was seen but the process hung; it was stopped after the grace window
 	Commits     []gitref.Commit
 	LastTool    string
-	Retry       bool // a structured-output retry, not a loop iteration
+	Retry       bool    // a structured-output retry, not a loop iteration
+	Verify      *Verify // how verify-command ended after it; nil when none ran
 }
 
 // Result is the outcome of the loop. It is returned, filled as far as the run got, with errors too,
 // so nothing the agent did is lost from the report.
 type Result struct {
-	Iterations  []Iteration
-	Signal      string // the completion signal that ended the loop, "" when it ran out of iterations
+	Iterations []Iteration
+	Signal     string // the completion signal that ended the loop, "" when it ran out of iterations
+	// Unverified says the loop ran out of iterations with verify-command failing after the last.
+	Unverified  bool
 	Commits     []gitref.Commit
 	Output      *structured.Value
 	SessionID   string
@@ -124,19 +136,26 @@ type Result struct {
 }
 
 // Loop runs the agent in sb until a completion signal or MaxIterations, then extracts the
-// structured output when one is configured.
+// structured output when one is configured. With a verify command, a signal ends the loop only
+// when the command passed after that iteration; when it failed, the next iteration's prompt
+// carries the end of what it printed. A cost budget reached before the last iteration ends
+// the loop with a *BudgetError.
 func Loop(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Log) (Result, error) {
 	var res Result
-	var last *transcript
+	var last, signalled *transcript
+	var failed *Verify // how verify-command failed after the iteration before; nil when it did not
 	for i := 1; i <= c.MaxIterations; i++ {
 		if ctx.Err() != nil {
 			return res, context.Cause(ctx)
 		}
 		log.Status("Iteration %d/%d", i, c.MaxIterations)
 		c.progress(Progress{Iteration: i, MaxIterations: c.MaxIterations, Commits: len(res.Commits)})
-		text, err := Expand(ctx, c.Prompt, sb, c.ShellTimeout, log)
+		text, err := Expand(ctx, withVerify(c.Prompt, failed), sb, c.ShellTimeout, log)
 		if err != nil {
 			return res, err
+		}
+		if failed != nil && !c.Prompt.Uses(prompt.VerifyOutput) {
+			text += failed.framed(c.Verify)
 		}
 		if c.Verbose {
 			log.Prompt(i, text)
@@ -147,23 +166,45 @@ func Loop(ctx context.Context, c Config, sb sandbox.Sandbox, repo Repo, log Log)
 			req.ResumeSession, req.ForkSession = "", false
 		}
 		it, tr, err := invoke(ctx, c, sb, repo, log, req, i, len(res.Commits))
+		if err == nil && c.Verify != "" {
+			it.Verify, err = verify(ctx, c, sb, log, i)
+		}
 		res.add(it, tr)
 		c.progress(Progress{Iteration: i, MaxIterations: c.MaxIterations, Commits: len(res.Commits)})
 		if err != nil {
 			return res, err
 		}
-		last = tr
+		last, failed = tr, nil
+		if it.Verify != nil && !it.Verify.Passed {
+			failed = it.Verify
+		}
 		if it.Signal != "" {
-			res.Signal = it.Signal
-			log.Status("Agent signalled completion after %d iteration(s)", i)
-			break
+			signalled = tr
+			if failed == nil {
+				res.Signal = it.Signal
+				log.Status("Agent signalled completion after %d iteration(s)", i)
+				break
+			}
+			log.Status("Agent signalled completion, but verify-command failed after iteration %d: the loop goes on", i)
+		}
+		if c.MaxCostUSD > 0 && res.Usage.CostUSD >= c.MaxCostUSD && i < c.MaxIterations {
+			return res, &BudgetError{Budget: "max-cost-usd", Detail: fmt.Sprintf("the agent reported $%s after %d iteration(s), and the budget is $%s", dollars(res.Usage.CostUSD), i, dollars(c.MaxCostUSD))}
 		}
 	}
-	if res.Signal == "" {
+	switch {
+	case res.Signal != "":
+	case failed != nil:
+		res.Unverified = true
+		log.Status("Reached max iterations (%d) with verify-command still failing", c.MaxIterations)
+	default:
 		log.Status("Reached max iterations (%d) without a completion signal", c.MaxIterations)
 	}
-	if c.Output != nil && last != nil {
-		return res, extract(ctx, c, sb, repo, log, &res, last)
+	// The output is the answer of the iteration that signalled completion, else the last one's.
+	if signalled == nil {
+		signalled = last
+	}
+	if c.Output != nil && signalled != nil {
+		return res, extract(ctx, c, sb, repo, log, &res, signalled)
 	}
 	return res, nil
 }
@@ -230,6 +271,22 @@ var (
 	errIdle  = errors.New("agent idle")
 	errGrace = errors.New("completion grace window expired")
 )
+
+// BudgetError is a run stopped by one of its budgets (the timeouts keys run-minutes and
+// max-cost-usd): the agent is stopped and what it committed so far is kept.
+type BudgetError struct {
+	Budget string // the key of the timeouts input that set it
+	Detail string // what was spent, against what
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("budget %s reached: %s; the run stopped and keeps what was committed (raise the timeouts input's %s to let it go on)", e.Budget, e.Detail, e.Budget)
+}
+
+// dollars writes a cost with at most 6 decimals, as the cost-usd output does.
+func dollars(v float64) string {
+	return strings.TrimSuffix(strings.TrimRight(strconv.FormatFloat(v, 'f', 6, 64), "0"), ".")
+}
 
 // IdleTimeoutError means the agent printed nothing for the idle timeout before signalling.
 type IdleTimeoutError struct{ Timeout time.Duration }
