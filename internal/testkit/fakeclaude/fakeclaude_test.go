@@ -155,3 +155,26 @@ func TestFakeClaudeUnusedScript(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildFake: a build lands at its path whole, through a file of its own that is gone after,
+// and the program runs; a directory that cannot be made is an error.
+func TestBuildFake(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "claude")
+	if err := buildFake(dir, path); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left %v in the build directory; want the program alone", entries)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode()&0o111 == 0 {
+		t.Errorf("the program: %v, %v; want an executable", fi, err)
+	}
+	blocked := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := buildFake(filepath.Join(blocked, "sub"), filepath.Join(blocked, "sub", "claude")); err == nil {
+		t.Error("building under a file: no error")
+	}
+}
