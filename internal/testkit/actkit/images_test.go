@@ -2,11 +2,17 @@ package actkit
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 )
 
-// The parts of images.go that need no engine: ReleaseImages, InspectImage and PullSize run in
-// the tests of the release images, with Docker.
+// The parts of images.go that need no engine, and InspectImage and PullSize on the test base
+// image; ReleaseImages runs in the tests of the release images (internal/release), with buildx.
 
 // TestImageName: each segment of a reference is escaped for the engine's request path, the
 // slashes between them kept.
@@ -56,5 +62,48 @@ func TestCounterAndMB(t *testing.T) {
 		if got := MB(bytes); got != want {
 			t.Errorf("MB(%d) = %q, want %q", bytes, got, want)
 		}
+	}
+}
+
+// TestInspectAndPullSize: the engine's record of the test base image names it and its size, and
+// its layers gzipped, as a registry stores them, are smaller than the file system they unpack to.
+func TestInspectAndPullSize(t *testing.T) {
+	RequireDocker(t)
+	RequireImage(t, BaseImage)
+	img := InspectImage(t, BaseImage)
+	if img.ID == "" || img.Size <= 0 || !slices.Contains(img.RepoTags, BaseImage) {
+		t.Fatalf("InspectImage(%s) = ID %q, size %d, tags %v", BaseImage, img.ID, img.Size, img.RepoTags)
+	}
+	if pull := PullSize(t, BaseImage); pull <= 0 || pull >= img.Size {
+		t.Errorf("PullSize(%s) = %d; want more than 0 and less than its %d bytes unpacked", BaseImage, pull, img.Size)
+	}
+}
+
+// TestReleaseImagesCacheAndBuildx: an image built before in this test binary is not built again,
+// and without buildx the test skips (fails under CI=true) before anything is built.
+func TestReleaseImagesCacheAndBuildx(t *testing.T) {
+	RequireDocker(t)
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "buildx"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin) // no docker on it, so no plugin: the buildx found is this one
+	releaseBuilds.Lock()
+	releaseBuilds.ids["built-before"] = "sha256:0123"
+	releaseBuilds.Unlock()
+	t.Cleanup(func() {
+		releaseBuilds.Lock()
+		delete(releaseBuilds.ids, "built-before")
+		releaseBuilds.Unlock()
+	})
+	// A root with no release script: a build would fail the test.
+	if ids := ReleaseImages(t, t.TempDir(), "built-before"); ids["built-before"] != "sha256:0123" {
+		t.Errorf("ReleaseImages = %v; want the image built before", ids)
+	}
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("CI", "")
+	rec := testkit.NewRecordingTB(t)
+	if ids := ReleaseImages(rec, t.TempDir(), "built-before"); ids != nil || !rec.Skipped() || !strings.Contains(rec.Skips[0], "docker buildx not found") {
+		t.Errorf("without buildx: ids %v, skips %q; want a skip naming buildx", ids, rec.Skips)
 	}
 }
