@@ -160,36 +160,14 @@ func (g *groupBuilder) keyValueLines(text string) {
 }
 
 func (g *groupBuilder) yaml(text string) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
-		g.problemf("is not a YAML or JSON map, nor KEY=VALUE lines: %s", yamlProblem(err))
-		return
-	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return // only comments
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		g.problemf("is a YAML %s, not a map; give key: value pairs, a JSON object or KEY=VALUE lines", nodeKind(root))
-		return
-	}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		where := fmt.Sprintf(" on line %d", k.Line)
-		if k.Kind != yaml.ScalarNode {
-			g.problemf("the key%s is a %s; keys are names", where, nodeKind(k))
-			continue
-		}
-		d, known := g.key(k.Value, where)
+	yamlPairs(text, "key: value pairs", g.problemf, func(key string, v *yaml.Node, where string) {
+		d, known := g.key(key, where)
 		if !known {
-			continue
-		}
-		if v.Kind == yaml.AliasNode {
-			v = v.Alias
+			return
 		}
 		switch {
 		case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
-			g.problemf("key %s%s has no value; give one, or leave the key out for its default", k.Value, where)
+			g.problemf("key %s%s has no value; give one, or leave the key out for its default", key, where)
 		case v.Kind == yaml.ScalarNode:
 			// Value is the text as written, so 007 and 1.50 keep their form.
 			g.add(d, v.Value, where)
@@ -198,14 +176,14 @@ func (g *groupBuilder) yaml(text string) {
 		case v.Kind == yaml.MappingNode && d.Kind == KindMap:
 			s, err := nodeJSON(v)
 			if err != nil {
-				g.problemf("value of key %s%s cannot be written as JSON: %s", k.Value, where, yamlProblem(err))
-				continue
+				g.problemf("value of key %s%s cannot be written as JSON: %s", key, where, yamlProblem(err))
+				return
 			}
 			g.add(d, s, where)
 		default:
-			g.problemf("key %s%s is a %s, but it takes %s", k.Value, where, nodeKind(v), article(d.Kind))
+			g.problemf("key %s%s is a %s, but it takes %s", key, where, nodeKind(v), article(d.Kind))
 		}
-	}
+	})
 }
 
 // list adds the items of a YAML list, each a single value on one line.

@@ -89,43 +89,54 @@ func (b *argsBuilder) keyValueLines(text string) (map[string]string, []string) {
 }
 
 func (b *argsBuilder) yaml(text string) (map[string]string, []string) {
+	yamlPairs(text, "KEY: value pairs", b.problemf, func(key string, v *yaml.Node, where string) {
+		switch {
+		case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
+			b.problemf("key %s%s has no value; give \"\" for an empty string", key, where)
+		case v.Kind == yaml.ScalarNode:
+			// Value is the text as written, so 007 and 1.50 keep their form.
+			b.add(key, v.Value, where)
+		default:
+			s, err := nodeJSON(v)
+			if err != nil {
+				b.problemf("value of key %s%s cannot be written as JSON: %s; give a string", key, where, yamlProblem(err))
+				return
+			}
+			b.add(key, s, where)
+		}
+	})
+	return b.args, b.problems
+}
+
+// yamlPairs reads text as a YAML (or JSON) map and calls each with every key, its value (an
+// alias resolved) and where it stands; what is no map, or a key that is no name, is a problem
+// (pairs says what a map holds, for the message).
+func yamlPairs(text, pairs string, problemf func(format string, a ...any), each func(key string, v *yaml.Node, where string)) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
-		return nil, []string{fmt.Sprintf("is not a YAML or JSON map, nor KEY=VALUE lines: %s", yamlProblem(err))}
+		problemf("is not a YAML or JSON map, nor KEY=VALUE lines: %s", yamlProblem(err))
+		return
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, nil // only comments
+		return // only comments
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, []string{fmt.Sprintf("is a YAML %s, not a map; give KEY: value pairs, a JSON object or KEY=VALUE lines", nodeKind(root))}
+		problemf("is a YAML %s, not a map; give %s, a JSON object or KEY=VALUE lines", nodeKind(root), pairs)
+		return
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		where := fmt.Sprintf(" on line %d", k.Line)
 		if k.Kind != yaml.ScalarNode {
-			b.problemf("the key%s is a %s; keys are names", where, nodeKind(k))
+			problemf("the key%s is a %s; keys are names", where, nodeKind(k))
 			continue
 		}
 		if v.Kind == yaml.AliasNode {
 			v = v.Alias
 		}
-		switch {
-		case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
-			b.problemf("key %s%s has no value; give \"\" for an empty string", k.Value, where)
-		case v.Kind == yaml.ScalarNode:
-			// Value is the text as written, so 007 and 1.50 keep their form.
-			b.add(k.Value, v.Value, where)
-		default:
-			s, err := nodeJSON(v)
-			if err != nil {
-				b.problemf("value of key %s%s cannot be written as JSON: %s; give a string", k.Value, where, yamlProblem(err))
-				continue
-			}
-			b.add(k.Value, s, where)
-		}
+		each(k.Value, v, where)
 	}
-	return b.args, b.problems
 }
 
 // yamlProblem is what a YAML error says, unless it is one of the few that quote the text (an
