@@ -44,7 +44,8 @@ type actWorkflow struct {
 // shownWorkflows are the workflows that use the action: those `sandcastle init` writes (the
 // starter and one per mode), each in a repository with what init writes beside it, and those of
 // README.md and docs/*.md, each once (the pages' mode examples are init's), in a repository with
-// no more than the pages say (no Dockerfile: the sandbox runs the published image).
+// no more than the pages say (no Dockerfile: the sandbox runs the published image). README's
+// quick start runs on its own in such a repository, a new user's path, though init writes it too.
 func shownWorkflows(t *testing.T) []actWorkflow {
 	t.Helper()
 	var out []actWorkflow
@@ -84,9 +85,16 @@ func shownWorkflows(t *testing.T) []actWorkflow {
 		}
 	}
 	for _, b := range docYAMLBlocks(t) {
-		if isWorkflow(b.text) && strings.Contains(b.text, "uses: "+scaffold.ActionRef()) {
-			add(b.name(), b.text, nil)
+		if !isWorkflow(b.text) || !strings.Contains(b.text, "uses: "+scaffold.ActionRef()) {
+			continue
 		}
+		if strings.HasPrefix(b.name(), "README.md") {
+			// A new user's path: the front page's workflow pasted into a repository that has
+			// nothing else, even where it equals what init writes beside its other files.
+			out = append(out, actWorkflow{name: b.name() + " pasted", text: b.text})
+			continue
+		}
+		add(b.name(), b.text, nil)
 	}
 	return out
 }
