@@ -59,13 +59,14 @@ type Plan struct {
 // keyRe is a prompt-args key, as the prompt-args input reads one.
 var keyRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// shellMark starts a command in a prompt template (!`cmd`), which the child run would run in
-// its sandbox before the agent starts. A plan's prompts are the agent's text: they reach the
-// child as data alone, so a prompt that holds one is refused rather than run.
+// shellMark starts a command in a prompt template (!`cmd`). A plan's prompts are the agent's
+// text, and reach the child as its inline prompt, which is sent verbatim; a prompt that holds
+// one is refused all the same, so that a workflow that writes a task's prompt to a prompt-file
+// cannot be made to run the agent's command on the child's runner.
 const shellMark = "!`"
 
 // Parse reads a plan output, already checked against Schema, and checks what the schema cannot
-// say: ids that make branch names, unique; prompts with no command; args a child can read.
+// say: ids that make branch names, unique; prompts with no command; args with names.
 // defaultID names the plan when the output does not.
 func Parse(output []byte, defaultID string) (Plan, error) {
 	var out struct {
@@ -134,29 +135,32 @@ func DefaultID(runTag string, actions bool) string {
 	return "run-" + gitref.Slug(runTag, maxID-len("run-"))
 }
 
-// Matrix is the JSON that strategy.matrix reads from fromJSON: one include per task, with
-// task, title, branch, prompt and prompt-args, the last a JSON object (which the prompt-args
-// input reads as a map) so that no value, whatever it holds, makes another key; {"include":[]}
-// for no task.
+// Matrix is the JSON that strategy.matrix reads from fromJSON: one include per task, with task,
+// title, branch and prompt; {"include":[]} for no task. The child run's inline prompt is sent
+// verbatim (no {{KEY}} and no command is expanded), so a task's prompt_args are put in its
+// prompt here, as text, in one pass: a value that holds {{KEY}} stays as written.
 func (p Plan) Matrix() string {
 	type entry struct {
-		Task       string `json:"task"`
-		Title      string `json:"title"`
-		Branch     string `json:"branch"`
-		Prompt     string `json:"prompt"`
-		PromptArgs string `json:"prompt-args"`
+		Task   string `json:"task"`
+		Title  string `json:"title"`
+		Branch string `json:"branch"`
+		Prompt string `json:"prompt"`
 	}
 	m := struct {
 		Include []entry `json:"include"`
 	}{Include: []entry{}}
 	for _, t := range p.Tasks {
-		args := ""
-		if len(t.PromptArgs) > 0 {
-			b, _ := json.Marshal(t.PromptArgs) // strings always encode
-			args = string(b)
-		}
-		m.Include = append(m.Include, entry{Task: t.ID, Title: t.Title, Branch: Branch(p.ID, t.ID), Prompt: t.Prompt, PromptArgs: args})
+		m.Include = append(m.Include, entry{Task: t.ID, Title: t.Title, Branch: Branch(p.ID, t.ID), Prompt: t.prompt()})
 	}
 	b, _ := json.Marshal(m) // strings always encode
 	return string(b)
+}
+
+// prompt is t's prompt with its args in place.
+func (t Task) prompt() string {
+	var pairs []string
+	for k, v := range t.PromptArgs {
+		pairs = append(pairs, "{{"+k+"}}", v)
+	}
+	return strings.NewReplacer(pairs...).Replace(t.Prompt)
 }

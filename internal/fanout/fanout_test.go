@@ -6,19 +6,19 @@ import (
 )
 
 // TestMatrix: a plan of three tasks is the include list strategy.matrix reads, each task on its
-// branch under the plan's id, its args a JSON object; none is an empty include.
+// branch under the plan's id, its args put in its prompt once; none is an empty include.
 func TestMatrix(t *testing.T) {
 	p, err := Parse([]byte(`{"plan_id":"docs-pass","tasks":[
-		{"id":"readme","title":"Fix the README","prompt":"Fix {{WHAT}}.","prompt_args":{"WHAT":"typos\nB=x"}},
+		{"id":"readme","title":"Fix the README","prompt":"Fix {{WHAT}} in {{WHERE}}.","prompt_args":{"WHAT":"typos {{WHERE}}","WHERE":"the intro"}},
 		{"id":"api-docs","title":"Document the API","prompt":"Document it."},
 		{"id":"faq","title":"Write a FAQ","prompt":"Write one."}]}`), "run-1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := `{"include":[` +
-		`{"task":"readme","title":"Fix the README","branch":"sandcastle/docs-pass/readme","prompt":"Fix {{WHAT}}.","prompt-args":"{\"WHAT\":\"typos\\nB=x\"}"},` +
-		`{"task":"api-docs","title":"Document the API","branch":"sandcastle/docs-pass/api-docs","prompt":"Document it.","prompt-args":""},` +
-		`{"task":"faq","title":"Write a FAQ","branch":"sandcastle/docs-pass/faq","prompt":"Write one.","prompt-args":""}]}`
+		`{"task":"readme","title":"Fix the README","branch":"sandcastle/docs-pass/readme","prompt":"Fix typos {{WHERE}} in the intro."},` +
+		`{"task":"api-docs","title":"Document the API","branch":"sandcastle/docs-pass/api-docs","prompt":"Document it."},` +
+		`{"task":"faq","title":"Write a FAQ","branch":"sandcastle/docs-pass/faq","prompt":"Write one."}]}`
 	if got := p.Matrix(); got != want {
 		t.Errorf("matrix\n%s\nwant\n%s", got, want)
 	}
