@@ -139,7 +139,7 @@ var Modes = []Mode{
 	},
 	{
 		Name:     ModePlan,
-		Started:  "a schedule, or a run started by hand (`workflow_dispatch`); its tasks run as a job matrix in mode implement",
+		Started:  "a schedule, or a run started by hand (`workflow_dispatch`)",
 		Subjects: []event.Subject{event.SubjectWorkflow},
 		Prompt:   planPrompt,
 		Args:     planArgs,
