@@ -104,13 +104,7 @@ func TestActRunsShownWorkflows(t *testing.T) {
 	root := actionCheckout(t)
 	// One at a time: on two cores, two runs at once take as long as one after the other.
 	for _, w := range workflows {
-		sandboxes := []string{"none", "docker"}
-		if parseWorkflow(t, w.text).jobs() > 1 {
-			// A plan and its matrix, with none only: with docker, the plan job's relay is the
-			// triage case's and each child's run the implement case's.
-			sandboxes = sandboxes[:1]
-		}
-		for _, sandbox := range sandboxes {
+		for _, sandbox := range []string{"none", "docker"} {
 			t.Run(regexp.MustCompile(`[^a-zA-Z0-9-]+`).ReplaceAllString(w.name, "_")+"/"+sandbox, func(t *testing.T) {
 				runShown(t, root, w, sandbox)
 			})
@@ -480,6 +474,9 @@ func runPlan(t *testing.T, root string, w actWorkflow, wf *workflow, sandbox str
 		"sender": map[string]any{"login": "maintainer", "type": "User"}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if sandbox == "docker" {
+		sandboxImages(t, stepConfig(t, actionStep(t, mapValue(wf.job(t, "plan"), "steps")).with(), r.dir, "workflow_dispatch", payload))
 	}
 	// Each child's step names its file after the branch it is on, so either child may take it.
 	child := []models.Step{
