@@ -363,16 +363,16 @@ func finalText(cfg inputs.Config, result string) string {
 // and checks the outcome.
 func runShown(t *testing.T, root string, w actWorkflow, sandbox string) {
 	wf := parseWorkflow(t, w.text)
+	if wf.jobs() > 1 {
+		runPlan(t, root, w, wf, sandbox)
+		return
+	}
 	// act names the job's container and its workspace volume after the workflow's name and the
 	// job's: runs at once need names of their own.
 	wf.setName(w.name + " with sandbox " + sandbox)
-	step := wf.actionStep(t)
+	step := actionStep(t, wf.steps(t))
 	step.set("sandbox", sandbox)
-	wf.appendStep(t, fmt.Sprintf(`name: What a later step reads
-env:
-  OUTPUTS: ${{ toJSON(steps.%s.outputs) }}
-run: printf 'sandcastle-outputs %%s\n' "$(printf '%%s' "$OUTPUTS" | tr -d '\n')"
-`, step.id()))
+	appendOutputsStep(t, wf.steps(t), step)
 	on := wf.triggers()
 	sc, ok := scenarios[on[0]]
 	if !ok {
@@ -405,6 +405,22 @@ run: printf 'sandcastle-outputs %%s\n' "$(printf '%%s' "$OUTPUTS" | tr -d '\n')"
 		sandboxImages(t, r.cfg)
 	}
 
+	run := runAct(t, root, r, w.name+" with sandbox "+sandbox, sc.event, payload)
+	outputs := printedOutputs(t, run)[0]
+	sc.check(t, r, outputs)
+	// A step of the workflow itself that reads outputs printed what it read (the Report step of
+	// docs/modes.md's run example).
+	for _, want := range wf.echoes(t, outputs) {
+		if !printed(run, want) {
+			t.Errorf("no step printed %q:\n%s", want, strings.Join(run.Printed(), "\n"))
+		}
+	}
+}
+
+// runAct runs r's workflow under act for the event, with the action from root, r's GitHub and
+// its model, and fails the test when act does; it logs how long the run, named name, took.
+func runAct(t *testing.T, root string, r *actRun, name, event string, payload []byte) actkit.Result {
+	t.Helper()
 	act := actkit.New(t, r.dir)
 	act.Actions[scaffold.ActionRef()] = root
 	act.Actions[scaffold.CheckoutRef] = actkit.CheckoutStandIn(t)
@@ -417,22 +433,95 @@ run: printf 'sandcastle-outputs %%s\n' "$(printf '%%s' "$OUTPUTS" | tr -d '\n')"
 		"ANTHROPIC_BASE_URL": actkit.ForContainers(t, r.model.URL()),
 	}
 	act.Secrets = map[string]string{"GITHUB_TOKEN": ghToken, "ANTHROPIC_API_KEY": models.FakeAPIKey}
-	run := act.Run(t.Context(), filepath.Join(r.dir, ".github", "workflows", "agent.yml"), sc.event, payload)
-	t.Logf("act run of %s (%s) with sandbox %s: %s", w.name, sc.event, sandbox, run.Duration.Round(100*time.Millisecond))
+	run := act.Run(t.Context(), filepath.Join(r.dir, ".github", "workflows", "agent.yml"), event, payload)
+	t.Logf("act run of %s (%s): %s", name, event, run.Duration.Round(100*time.Millisecond))
 	if run.Err != nil {
 		t.Fatalf("%v\n%s", run.Err, run.Log)
 	}
 	if testing.Verbose() {
 		t.Logf("act's log:\n%s", run.Log)
 	}
-	outputs := printedOutputs(t, run)
-	sc.check(t, r, outputs)
-	// A step of the workflow itself that reads outputs printed what it read (the Report step of
-	// docs/modes.md's run example).
-	for _, want := range wf.echoes(t, outputs) {
-		if !printed(run, want) {
-			t.Errorf("no step printed %q:\n%s", want, strings.Join(run.Printed(), "\n"))
+	return run
+}
+
+// appendOutputsStep appends to steps one that prints the outputs of the action's step, for
+// printedOutputs.
+func appendOutputsStep(t *testing.T, steps *yaml.Node, step workflowStep) {
+	t.Helper()
+	appendStep(t, steps, fmt.Sprintf(`name: What a later step reads
+env:
+  OUTPUTS: ${{ toJSON(steps.%s.outputs) }}
+run: printf 'sandcastle-outputs %%s\n' "$(printf '%%s' "$OUTPUTS" | tr -d '\n')"
+`, step.id()))
+}
+
+// runPlan runs w, the plan workflow init writes, under act with the sandbox input set, started by
+// hand: the plan job's agent answers with two tasks, and each job of the matrix made of them
+// commits on its task's branch and signals it is done.
+func runPlan(t *testing.T, root string, w actWorkflow, wf *workflow, sandbox string) {
+	wf.setName(w.name + " with sandbox " + sandbox)
+	// The children take the scripted model's steps in turn: one job of the matrix at a time
+	// (act honours max-parallel), so that each gets its commit and then its signal.
+	parallel := mapValue(mapValue(wf.job(t, "implement"), "strategy"), "max-parallel")
+	if parallel == nil {
+		t.Fatal("the implement job's strategy has no max-parallel")
+	}
+	parallel.Value = "1"
+	for _, job := range []string{"plan", "implement"} {
+		steps := mapValue(wf.job(t, job), "steps")
+		step := actionStep(t, steps)
+		step.set("sandbox", sandbox)
+		appendOutputsStep(t, steps, step)
+	}
+	r := &actRun{git: testkit.NewGitServer(t, ghToken, ""), api: githubfake.NewGitHub(t, ghToken, ghRepo), e: hermeticEnv(t)}
+	files := map[string]string{"README.md": "# widgets\n", ".github/workflows/agent.yml": wf.String(t)}
+	maps.Copy(files, w.files)
+	r.dir = filepath.Join(t.TempDir(), "widgets-plan-"+sandbox)
+	r.remote = pushedRepo(t, r.e, r.git, r.dir, files)
+	payload, err := json.Marshal(map[string]any{"inputs": map[string]any{}, "ref": "refs/heads/main", "repository": repositoryPayload(),
+		"sender": map[string]any{"login": "maintainer", "type": "User"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sandbox == "docker" {
+		sandboxImages(t, stepConfig(t, actionStep(t, mapValue(wf.job(t, "plan"), "steps")).with(), r.dir, "workflow_dispatch", payload))
+	}
+	// Each child's step names its file after the branch it is on, so either child may take it.
+	child := []models.Step{
+		models.Bash(`b=$(git rev-parse --abbrev-ref HEAD) && echo done > "$(basename "$b").txt" && git add -A && git commit -qm "Do $b"`),
+		models.Text("Done. " + signal),
+	}
+	r.model = models.NewAnthropic(t, append([]models.Step{models.Text("Planned. <result>" +
+		`{"plan_id": "act", "tasks": [{"id": "greet", "title": "Greet", "prompt": "Add a greeting."}, {"id": "docs", "title": "Document", "prompt": "Document it."}]}` +
+		"</result> " + signal)}, append(child, child...)...)...)
+
+	run := runAct(t, root, r, w.name+" with sandbox "+sandbox, "workflow_dispatch", payload)
+	outs := printedOutputs(t, run)
+	if len(outs) != 3 || outs[0]["task-count"] != "2" {
+		t.Fatalf("outputs %v; want the plan's, with task-count 2, then each child's", outs)
+	}
+	var matrix struct{ Include []map[string]string }
+	if err := json.Unmarshal([]byte(outs[0]["matrix"]), &matrix); err != nil || len(matrix.Include) != 2 {
+		t.Errorf("the plan's matrix %q (%v); want two tasks", outs[0]["matrix"], err)
+	}
+	var branches []string
+	for _, out := range outs[1:] {
+		if out["status"] != "complete" || out["pushed"] != "true" || out["commit-count"] != "1" {
+			t.Errorf("a child's outputs %v; want complete, one commit, pushed", out)
 		}
+		branches = append(branches, out["branch"])
+	}
+	slices.Sort(branches)
+	if want := []string{"sandcastle/act/docs", "sandcastle/act/greet"}; !slices.Equal(branches, want) {
+		t.Errorf("the children's branches %v; want %v", branches, want)
+	}
+	for _, b := range []string{"sandcastle/act/docs", "sandcastle/act/greet"} {
+		if got, err := gitOutput(r.remote, "log", "-1", "--format=%s", "refs/heads/"+b); err != nil || got != "Do "+b {
+			t.Errorf("the remote's %s: %q, %v; want the child's commit", b, got, err)
+		}
+	}
+	if len(r.api.PRs()) != 2 {
+		t.Errorf("pull requests %+v; want one per task", r.api.PRs())
 	}
 }
 
@@ -495,20 +584,24 @@ func stepConfig(t *testing.T, with map[string]string, dir, name string, payload 
 	return cfg
 }
 
-// printedOutputs are the action's outputs as the step runShown appends printed them.
-func printedOutputs(t *testing.T, run actkit.Result) map[string]string {
+// printedOutputs are the action's outputs as the steps appendOutputsStep appends printed them,
+// one map per job that ran one, in order.
+func printedOutputs(t *testing.T, run actkit.Result) []map[string]string {
 	t.Helper()
+	var outs []map[string]string
 	for _, line := range run.Printed() {
 		if js, ok := strings.CutPrefix(line, "sandcastle-outputs "); ok {
 			var out map[string]string
 			if err := json.Unmarshal([]byte(js), &out); err != nil {
 				t.Fatalf("the outputs a later step read: %v\n%s", err, js)
 			}
-			return out
+			outs = append(outs, out)
 		}
 	}
-	t.Fatalf("no later step printed the outputs:\n%s", run.Log)
-	return nil
+	if len(outs) == 0 {
+		t.Fatalf("no later step printed the outputs:\n%s", run.Log)
+	}
+	return outs
 }
 
 func printed(run actkit.Result, want string) bool {
@@ -586,6 +679,21 @@ func (w *workflow) triggers() []string {
 	return out
 }
 
+// jobs is how many jobs the workflow has.
+func (w *workflow) jobs() int {
+	return len(mapValue(w.doc.Content[0], "jobs").Content) / 2
+}
+
+// job is the workflow's job of that id.
+func (w *workflow) job(t *testing.T, id string) *yaml.Node {
+	t.Helper()
+	j := mapValue(mapValue(w.doc.Content[0], "jobs"), id)
+	if j == nil {
+		t.Fatalf("the workflow has no job %s", id)
+	}
+	return j
+}
+
 // steps is the steps sequence of the workflow's one job.
 func (w *workflow) steps(t *testing.T) *yaml.Node {
 	t.Helper()
@@ -596,10 +704,10 @@ func (w *workflow) steps(t *testing.T) *yaml.Node {
 	return mapValue(jobs.Content[1], "steps")
 }
 
-// actionStep is the step that uses the action.
-func (w *workflow) actionStep(t *testing.T) workflowStep {
+// actionStep is the step of steps that uses the action.
+func actionStep(t *testing.T, steps *yaml.Node) workflowStep {
 	t.Helper()
-	for _, s := range w.steps(t).Content {
+	for _, s := range steps.Content {
 		if v := mapValue(s, "uses"); v != nil && v.Value == scaffold.ActionRef() {
 			return workflowStep{s}
 		}
@@ -608,14 +716,13 @@ func (w *workflow) actionStep(t *testing.T) workflowStep {
 	return workflowStep{}
 }
 
-// appendStep adds a step, given as YAML, at the end of the job.
-func (w *workflow) appendStep(t *testing.T, text string) {
+// appendStep adds a step, given as YAML, at the end of steps.
+func appendStep(t *testing.T, steps *yaml.Node, text string) {
 	t.Helper()
 	var n yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &n); err != nil {
 		t.Fatal(err)
 	}
-	steps := w.steps(t)
 	steps.Content = append(steps.Content, n.Content[0])
 }
 

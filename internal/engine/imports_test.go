@@ -11,7 +11,7 @@ const module = "github.com/sandcastle-action/sandcastle"
 
 // pure are the packages with no SDK, no process, no network: what the engine and the loop may
 // import beside the standard library.
-var pure = []string{"inputs", "prompt", "agent", "structured", "event", "report", "gitref", "sandbox", "triage", "review", "release"}
+var pure = []string{"inputs", "prompt", "agent", "structured", "event", "report", "gitref", "sandbox", "triage", "review", "fanout", "release"}
 
 // sdks are the third-party clients, each confined to its one adapter.
 var sdks = map[string]string{

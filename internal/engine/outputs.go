@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sandcastle-action/sandcastle/internal/fanout"
 	"github.com/sandcastle-action/sandcastle/internal/inputs"
 	"github.com/sandcastle-action/sandcastle/internal/report"
 	"github.com/sandcastle-action/sandcastle/internal/review"
@@ -12,12 +13,15 @@ import (
 )
 
 // act does what output-action asks with the run's structured output, filling o: the triage's
-// actions, or the review. The error is the run's failure; an action the host refuses or GitHub
-// fails is not one.
+// actions, the review, or the plan. The error is the run's failure; an action the host refuses
+// or GitHub fails is not one.
 func (e *engine) act(ctx context.Context, o *report.Outcome, log *report.Log) error {
 	action := e.p.Config.GitHub.OutputAction
 	if action == "" || action == inputs.OutputActionNone || o.Output == nil {
 		return nil
+	}
+	if action == inputs.OutputActionPlan {
+		return e.plan(o, log) // the plan's outputs are the action's own: it needs no GitHub
 	}
 	if e.d.Outputs == nil {
 		return &inputs.RuntimeError{Input: inputs.InputOutputAction, Err: errors.New("no github-token and repository to act with on GitHub")}
@@ -75,6 +79,19 @@ func (e *engine) triage(ctx context.Context, o *report.Outcome, log *report.Log)
 		}
 	}
 	o.Actions = actions
+	return nil
+}
+
+// plan checks the output's tasks and sets them as the matrix output. A plan whose tasks would
+// not make a matrix (two on one branch, an id no branch takes, a command in a prompt) is the
+// run's failure: no task of it runs.
+func (e *engine) plan(o *report.Outcome, log *report.Log) error {
+	p, err := fanout.Parse(o.Output.JSON, fanout.DefaultID(e.p.RunTag, e.p.Actions))
+	if err != nil {
+		return err
+	}
+	o.Plan = &p
+	log.Status("plan %s: %d task(s)", p.ID, len(p.Tasks))
 	return nil
 }
 

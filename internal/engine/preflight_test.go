@@ -77,6 +77,7 @@ func TestRenderBuiltInPrompts(t *testing.T) {
 		inputs.ModePR:        {Name: event.IssueComment, Issue: &event.Issue{Number: 5, Title: title, IsPR: true}, Comment: &event.Comment{Body: "/sandcastle fix"}},
 		inputs.ModeReview:    {Name: event.PullRequest, PR: &event.PR{Number: 5, Title: title}},
 		inputs.ModeTriage:    {Name: event.Schedule},
+		inputs.ModePlan:      {Name: event.WorkflowDispatch},
 	}
 	for _, m := range inputs.Modes {
 		if m.Prompt == "" {
@@ -86,7 +87,7 @@ func TestRenderBuiltInPrompts(t *testing.T) {
 		if m.Args != nil {
 			cfg.PromptArgs = m.Args(cfg.GitHub)
 		}
-		if m.Name == inputs.ModeReview || m.Name == inputs.ModeTriage {
+		if m.Name == inputs.ModeReview || m.Name == inputs.ModeTriage || m.Name == inputs.ModePlan {
 			cfg.Output = &inputs.OutputConfig{Tag: "result"}
 		}
 		pr, _, err := renderPrompt(cfg, "work", "main", eventArgs(events[m.Name], "o/r"), 0)
@@ -94,7 +95,7 @@ func TestRenderBuiltInPrompts(t *testing.T) {
 			t.Errorf("mode %s: %v", m.Name, err)
 			continue
 		}
-		if m.Name != inputs.ModeTriage && !strings.Contains(pr.Text(), title) {
+		if m.Subjects[0] != event.SubjectWorkflow && !strings.Contains(pr.Text(), title) {
 			t.Errorf("mode %s: the prompt does not hold the title as it is:\n%s", m.Name, pr.Text())
 		}
 	}

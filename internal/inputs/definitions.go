@@ -166,6 +166,7 @@ const (
 	OutputActionNone   = "none"
 	OutputActionReview = "review"
 	OutputActionTriage = "triage"
+	OutputActionPlan   = "plan"
 )
 
 // DefaultCompletionSignal is the text an agent prints to say all work is done, unless the
@@ -199,7 +200,7 @@ var Definitions = []Definition{
 	{
 		Name:        InputMode,
 		Default:     ModeRun,
-		Description: "What the run is for; it gives the inputs a workflow leaves out the values that job needs (see Modes in the README). The mode run presets nothing; implement works on the event's issue, on the branch sandcastle/issue-N-TITLE, and opens a draft pull request that closes it; pr makes the changes a comment on a pull request asks for and pushes them to its branch; review posts one review of the event's pull request; triage labels, comments on and closes open issues. Each but run has a built-in prompt, which prompt or prompt-file replaces. An input the workflow sets wins, unless the mode cannot work with its value: then the run is refused, naming both.",
+		Description: "What the run is for; it gives the inputs a workflow leaves out the values that job needs (see Modes in the README). The mode run presets nothing; implement works on the event's issue, on the branch sandcastle/issue-N-TITLE, and opens a draft pull request that closes it; pr makes the changes a comment on a pull request asks for and pushes them to its branch; review posts one review of the event's pull request; triage labels, comments on and closes open issues; plan splits the work into tasks, which a job matrix runs in implement mode. Each but run has a built-in prompt, which prompt or prompt-file replaces. An input the workflow sets wins, unless the mode cannot work with its value: then the run is refused, naming both.",
 		Kind:        KindChoice,
 		Choices:     modeNames(),
 	},
@@ -636,9 +637,9 @@ var Definitions = []Definition{
 	{
 		Name:        InputOutputAction,
 		Default:     OutputActionNone,
-		Description: "What the host does with the structured output: none; review (post it as one review of the event's pull request, event COMMENT: the summary as its body, each comment on its line of the diff, one outside the diff in the body, none repeated on a re-run); or triage (carry out, with github-token, what it asks for each issue: labels added or removed, a comment, closing it, each checked against the triage input's allowed-labels and max-actions and the repository's issues; refused actions are listed in the summary and the actions output's refused list, and are not a failure). review and triage default output-tag to result and output-schema to their own schema (see docs/security.md). Empty means the mode's value, or none (see Modes in the README).",
+		Description: "What the host does with the structured output: none; review (post it as one review of the event's pull request, event COMMENT: the summary as its body, each comment on its line of the diff, one outside the diff in the body, none repeated on a re-run); or triage (carry out, with github-token, what it asks for each issue: labels added or removed, a comment, closing it, each checked against the triage input's allowed-labels and max-actions and the repository's issues; refused actions are listed in the summary and the actions output's refused list, and are not a failure); or plan (check the list of tasks it gives and set the matrix and task-count outputs, one implement job per task on the branch sandcastle/PLAN-ID/TASK-ID; see docs/modes.md). review, triage and plan default output-tag to result and output-schema to their own schema (see docs/security.md). Empty means the mode's value, or none (see Modes in the README).",
 		Kind:        KindChoice,
-		Choices:     []string{OutputActionNone, OutputActionReview, OutputActionTriage},
+		Choices:     []string{OutputActionNone, OutputActionReview, OutputActionTriage, OutputActionPlan},
 	},
 	{
 		Name:        InputTriage,

@@ -51,7 +51,7 @@ func (l *loader) github(strategy BranchStrategy) GitHubConfig {
 		OutputAction:     l.choice(InputOutputAction),
 		OnPullRequest:    l.mode.OnPullRequest,
 		Reply:            l.mode.Replies,
-		Subjects:         l.mode.Subjects,
+		Subjects:         l.subjects(),
 		TriggerNotBefore: l.mode.NotBefore,
 		Relay:            l.boolean(InputGitHubRelay),
 	}

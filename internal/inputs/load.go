@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/fanout"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/review"
 	"github.com/sandcastle-action/sandcastle/internal/triage"
@@ -599,11 +600,11 @@ func (l *loader) output(dir string, dirOK bool, agent AgentInfo, agentOK bool, a
 	return out
 }
 
-// defaultActionTag is the tag a review or triage run's output is read from by default.
+// defaultActionTag is the tag a review, triage or plan run's output is read from by default.
 const defaultActionTag = "result"
 
 // actionSchemas are the default output-schema of each output-action that reads the output.
-var actionSchemas = map[string]string{OutputActionReview: review.Schema, OutputActionTriage: triage.Schema}
+var actionSchemas = map[string]string{OutputActionReview: review.Schema, OutputActionTriage: triage.Schema, OutputActionPlan: fanout.Schema}
 
 // schema returns the JSON Schema document given inline (starting with "{") or as a file path.
 func (l *loader) schema(v, dir string, dirOK bool) []byte {

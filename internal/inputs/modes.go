@@ -2,10 +2,12 @@ package inputs
 
 import (
 	_ "embed" // the built-in prompts
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/fanout"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
@@ -16,6 +18,7 @@ const (
 	ModePR        = "pr"
 	ModeReview    = "review"
 	ModeTriage    = "triage"
+	ModePlan      = "plan"
 )
 
 // Mode is one row of the mode table: what a mode sets for the inputs a workflow leaves out, so
@@ -134,6 +137,21 @@ var Modes = []Mode{
 			{Input: InputAllowedLabels, Value: "bug\ndocumentation\nduplicate\nenhancement\ngood first issue\nhelp wanted\ninvalid\nquestion\nwontfix"},
 		},
 	},
+	{
+		Name:     ModePlan,
+		Started:  "a schedule, or a run started by hand (`workflow_dispatch`)",
+		Subjects: []event.Subject{event.SubjectWorkflow},
+		Prompt:   planPrompt,
+		Args:     planArgs,
+		Settings: []Setting{
+			{Input: InputBranchStrategy, Value: string(StrategyHead)},
+			{Input: InputPush, Value: string(PushNone), Needed: changesNoBranch},
+			{Input: InputOpenPR, Value: "false", Needed: changesNoBranch},
+			{Input: InputProgressComment, Value: "false"},
+			{Input: InputMaxIterations, Value: "1"},
+			{Input: InputOutputAction, Value: OutputActionPlan, Needed: "the list of tasks is what it makes"},
+		},
+	},
 }
 
 // phrasesFollowedBy is each default trigger phrase followed by word, one per line: the phrases
@@ -185,7 +203,27 @@ var (
 	reviewPrompt string
 	//go:embed prompts/triage.md
 	triagePrompt string
+	//go:embed prompts/plan.md
+	planPrompt string
 )
+
+// planArgs tell the plan prompt how many tasks it may give.
+func planArgs(GitHubConfig) map[string]string {
+	return map[string]string{"MAX_TASKS": strconv.Itoa(fanout.MaxTasks)}
+}
+
+// subjects are what the run answers: its mode's, and for a mode that names its branch after the
+// event's issue, also a run started by hand or by a schedule that gives the branch and the prompt
+// itself, as each job of a plan's matrix does (no stranger's event starts one of those).
+func (l *loader) subjects() []event.Subject {
+	_, branch := l.given(InputBranch)
+	_, inline := l.given(InputPrompt)
+	_, file := l.given(InputPromptFile)
+	if l.mode.IssueBranch && branch && (inline || file) {
+		return append(slices.Clone(l.mode.Subjects), event.SubjectWorkflow)
+	}
+	return l.mode.Subjects
+}
 
 // triageArgs tell the triage prompt the labels it may ask for and how an issue triaged before
 // is marked.

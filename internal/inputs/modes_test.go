@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/fanout"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
@@ -106,6 +107,51 @@ func TestLoad_modeDefaults(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestLoad_planMode: mode plan changes no branch and reads its tasks with its own schema, on
+// a schedule or a run started by hand; its prompt is told how many tasks it may give.
+func TestLoad_planMode(t *testing.T) {
+	t.Parallel()
+	env := testEnv(nil)
+	env.Event = &event.Event{Name: event.WorkflowDispatch}
+	c, err := load(Raw{InputMode: ModePlan, InputGitHubToken: "ghs_x"}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := c.GitHub
+	if g.OutputAction != OutputActionPlan || c.Output == nil || c.Output.Tag != "result" || string(c.Output.Schema) != fanout.Schema ||
+		c.MaxIterations != 1 || c.BranchStrategy != StrategyHead || g.Push != PushNone || g.OpenPR || g.ProgressComment {
+		t.Errorf("Config %+v; want a plan run that changes no branch and reads its tasks", c)
+	}
+	if !slices.Equal(g.Subjects, []event.Subject{event.SubjectWorkflow}) {
+		t.Errorf("subjects %q; want the workflow alone", g.Subjects)
+	}
+	if !c.BuiltInPrompt || c.PromptArgs["MAX_TASKS"] != "20" || !strings.Contains(c.Prompt, "{{MAX_TASKS}}") {
+		t.Errorf("prompt args %q; want the built-in prompt told the most tasks", c.PromptArgs)
+	}
+}
+
+// TestLoad_implementAMatrixTask: implement answers a run started by hand or by a schedule (a
+// plan's matrix job) only when the workflow gives the branch and the prompt; given neither, or
+// only one, it answers issues alone.
+func TestLoad_implementAMatrixTask(t *testing.T) {
+	t.Parallel()
+	env := testEnv(nil)
+	env.Event = &event.Event{Name: event.WorkflowDispatch}
+	c, err := load(Raw{InputMode: ModeImplement, InputBranch: "sandcastle/run-1/readme", InputPrompt: "Fix the README."}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []event.Subject{event.SubjectIssue, event.SubjectWorkflow}; !slices.Equal(c.GitHub.Subjects, want) || c.Branch != "sandcastle/run-1/readme" || c.BuiltInPrompt {
+		t.Errorf("subjects %q, branch %q; want %q on the given branch with the given prompt", c.GitHub.Subjects, c.Branch, want)
+	}
+	for _, raw := range []Raw{{InputMode: ModeImplement, InputBranch: "work"}, {InputMode: ModeImplement, InputPrompt: "Fix it."}} {
+		c, err := load(raw, env)
+		if err != nil || !slices.Equal(c.GitHub.Subjects, []event.Subject{event.SubjectIssue}) {
+			t.Errorf("load(%v) = subjects %q, %v; want issues alone", raw, c.GitHub.Subjects, err)
+		}
+	}
 }
 
 // TestLoad_modeGivenInputsWin: what the workflow sets replaces the mode's value, the prompt
@@ -221,7 +267,7 @@ func TestIssueBranch(t *testing.T) {
 // names a defined input with a value Load takes, and no input is set twice.
 func TestModes(t *testing.T) {
 	t.Parallel()
-	if got, want := modeNames(), []string{ModeRun, ModeImplement, ModePR, ModeReview, ModeTriage}; !slices.Equal(got, want) {
+	if got, want := modeNames(), []string{ModeRun, ModeImplement, ModePR, ModeReview, ModeTriage, ModePlan}; !slices.Equal(got, want) {
 		t.Errorf("modes %q, want %q", got, want)
 	}
 	for _, m := range Modes {

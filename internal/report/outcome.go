@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
+	"github.com/sandcastle-action/sandcastle/internal/fanout"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
 	"github.com/sandcastle-action/sandcastle/internal/triage"
@@ -99,6 +100,9 @@ type Outcome struct {
 	Review *Review
 	// Actions are what a triage run did, refused or failed to do.
 	Actions []triage.Action
+	// Plan is the checked plan of a plan run, whose tasks the matrix output holds; nil for other
+	// runs.
+	Plan *fanout.Plan
 
 	LogFile string // the run log; "" when logging to standard output only
 	RunURL  string // the workflow run, for its logs

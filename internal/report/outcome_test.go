@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandcastle-action/sandcastle/internal/fanout"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 	"github.com/sandcastle-action/sandcastle/internal/structured"
 	"github.com/sandcastle-action/sandcastle/internal/triage"
@@ -66,6 +67,7 @@ var leftOut = map[string]map[string]string{
 	"LogFile":        {"comment": "a path on the runner"},
 	"Review":         {"comment": "the review is on the pull request itself"},
 	"Actions":        {"comment": "a triage run answers on the issues it acts on"},
+	"Plan":           {"comment": "a plan run answers no issue: its tasks go to the matrix"},
 	"RunURL":         {"outputs": "a later step knows its own run", "summary": "the summary is on the run's page"},
 	"Iterations":     nil,
 	"Status":         nil,
@@ -161,6 +163,8 @@ func sentinel(t *testing.T, field reflect.StructField) reflect.Value {
 		return reflect.ValueOf(&structured.Value{JSON: []byte(`{"sentinel":1}`), Text: `{"sentinel":1}`})
 	case reflect.TypeFor[*Review]():
 		return reflect.ValueOf(&Review{PR: 7, URL: "https://example.com/review", Inline: 2, Moved: 1})
+	case reflect.TypeFor[*fanout.Plan]():
+		return reflect.ValueOf(&fanout.Plan{ID: "sentinel-plan", Tasks: []fanout.Task{{ID: "sentinel-task", Title: "Sentinel", Prompt: "p"}}})
 	case reflect.TypeFor[[]triage.Action]():
 		return reflect.ValueOf([]triage.Action{{Issue: 7, Kind: triage.AddLabel, Value: "bug"}})
 	case reflect.TypeFor[[]string]():

@@ -94,6 +94,18 @@ func Outputs() []Output {
 		}},
 		{"actions", "What a run with output-action triage did and refused to do, as a JSON object: applied, an array of {issue, action, value} (action add-label, remove-label, comment or close), and refused, an array of {issue, action, value, reason} or, for what failed, {..., error}; both [] when nothing.",
 			actionsJSON},
+		{"matrix", "The tasks of a run with output-action plan (mode plan), as the JSON strategy.matrix reads with fromJSON: {\"include\": [{task, title, branch, prompt}]}, one entry per task, its branch sandcastle/PLAN-ID/TASK-ID; {\"include\": []} when the plan has none; empty for other runs.", func(o Outcome) string {
+			if o.Plan == nil {
+				return ""
+			}
+			return o.Plan.Matrix()
+		}},
+		{"task-count", "Number of tasks in matrix; empty for a run without output-action plan. A workflow skips the matrix job with if: needs.plan.outputs.task-count != '0'.", func(o Outcome) string {
+			if o.Plan == nil {
+				return ""
+			}
+			return strconv.Itoa(len(o.Plan.Tasks))
+		}},
 	}
 }
 

@@ -17,7 +17,7 @@ func TestPairsNamesAndOrder(t *testing.T) {
 		"head-sha", "output", "session-id", "session-file", "total-tokens", "cost-usd", "usage",
 		"log-file", "preserved-worktree", "pushed", "recovery-branch",
 		"pr-number", "pr-url", "comment-url", "refusal-reason", "restored-git-files", "review-url",
-		"actions",
+		"actions", "matrix", "task-count",
 	}
 	pairs := Outcome{}.Pairs()
 	if got, want := len(pairs), len(want); got != want {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandcastle-action/sandcastle/internal/agent"
 	"github.com/sandcastle-action/sandcastle/internal/event"
+	"github.com/sandcastle-action/sandcastle/internal/fanout"
 	"github.com/sandcastle-action/sandcastle/internal/gitref"
 )
 
@@ -102,6 +103,13 @@ func (o Outcome) Summary() string {
 
 	if len(o.Actions) > 0 {
 		triageTable(&b, o.Actions)
+	}
+
+	if o.Plan != nil {
+		fmt.Fprintf(&b, "\n### Plan %s: %d task(s)\n\n", code(o.Plan.ID), len(o.Plan.Tasks))
+		for _, t := range o.Plan.Tasks {
+			fmt.Fprintf(&b, "- %s %s\n", code(fanout.Branch(o.Plan.ID, t.ID)), inline(t.Title))
+		}
 	}
 
 	if o.Output != nil {

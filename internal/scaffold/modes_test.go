@@ -91,11 +91,13 @@ func TestModeWorkflows(t *testing.T) {
 		"pull_request": {event.SubjectPullRequest}, "pull_request_review_comment": {event.SubjectPullRequest},
 		"schedule": {event.SubjectWorkflow}, "workflow_dispatch": {event.SubjectWorkflow},
 	}
-	if got := slices.Sorted(maps.Keys(wants)); !slices.Equal(got, slices.Sorted(slices.Values(Modes()))) {
-		t.Fatalf("the test knows modes %q, want %q", got, Modes())
+	// Plan's workflow has two jobs, the plan and its matrix: TestPlanWorkflow looks at it.
+	oneJob := slices.DeleteFunc(Modes(), func(m string) bool { return m == inputs.ModePlan })
+	if got := slices.Sorted(maps.Keys(wants)); !slices.Equal(got, slices.Sorted(slices.Values(oneJob))) {
+		t.Fatalf("the test knows modes %q, want %q", got, oneJob)
 	}
 	for _, agentName := range Agents() {
-		for _, m := range Modes() {
+		for _, m := range oneJob {
 			dir := t.TempDir()
 			if _, err := Write(dir, Options{Agent: agentName, Modes: []string{m}}); err != nil {
 				t.Fatal(err)
@@ -162,6 +164,72 @@ func TestModeWorkflows(t *testing.T) {
 			if run := job.Steps[1]; !maps.Equal(run.With, with) || !maps.Equal(run.Env, map[string]string{secret: "${{ secrets." + secret + " }}"}) {
 				t.Errorf("%s: the action gets with %v, env %v; want %v and the secret %s", where, run.With, run.Env, with, secret)
 			}
+		}
+	}
+}
+
+// TestPlanWorkflow: plan's workflow, for every agent, starts by hand, plans with read access
+// alone, and runs one implement job per task of the plan's matrix output, at most four at once,
+// none cancelled by another's failure, skipped when the plan has no task; each job gives the
+// action its task's branch and prompt.
+func TestPlanWorkflow(t *testing.T) {
+	t.Parallel()
+	type job struct {
+		Needs       string            `yaml:"needs"`
+		If          string            `yaml:"if"`
+		Permissions map[string]string `yaml:"permissions"`
+		Concurrency struct {
+			Group string `yaml:"group"`
+		} `yaml:"concurrency"`
+		Outputs  map[string]string `yaml:"outputs"`
+		Strategy struct {
+			Matrix      string `yaml:"matrix"`
+			MaxParallel int    `yaml:"max-parallel"`
+			FailFast    *bool  `yaml:"fail-fast"`
+		} `yaml:"strategy"`
+		TimeoutMinutes int            `yaml:"timeout-minutes"`
+		Steps          []workflowStep `yaml:"steps"`
+	}
+	for _, agentName := range Agents() {
+		dir := t.TempDir()
+		if _, err := Write(dir, Options{Agent: agentName, Modes: []string{inputs.ModePlan}}); err != nil {
+			t.Fatal(err)
+		}
+		var wf struct {
+			On          map[string]any    `yaml:"on"`
+			Permissions map[string]string `yaml:"permissions"`
+			Jobs        map[string]job    `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal([]byte(readTree(t, dir)[".github/workflows/sandcastle-plan.yml"]), &wf); err != nil {
+			t.Fatalf("%s: not YAML: %v", agentName, err)
+		}
+		if got := slices.Sorted(maps.Keys(wf.On)); !slices.Equal(got, []string{"workflow_dispatch"}) || len(wf.Permissions) != 0 || len(wf.Jobs) != 2 {
+			t.Fatalf("%s: on %q, permissions %v, %d jobs; want workflow_dispatch, none but each job's, two jobs", agentName, got, wf.Permissions, len(wf.Jobs))
+		}
+		p, _ := agent.Lookup(agentName)
+		env := map[string]string{p.Secret: "${{ secrets." + p.Secret + " }}"}
+		withAgent := func(with map[string]string) map[string]string {
+			if agentName != DefaultAgent {
+				with["agent"] = agentName
+			}
+			return with
+		}
+		plan, impl := wf.Jobs["plan"], wf.Jobs["implement"]
+		if !maps.Equal(plan.Permissions, map[string]string{"contents": "read", "issues": "read"}) || plan.Concurrency.Group != "sandcastle-plan" ||
+			plan.Outputs["matrix"] != "${{ steps.sandcastle.outputs.matrix }}" || plan.Outputs["task-count"] != "${{ steps.sandcastle.outputs.task-count }}" {
+			t.Errorf("%s: plan job %+v; want read access, one plan at a time, the matrix and task-count passed on", agentName, plan)
+		}
+		if len(plan.Steps) != 2 || plan.Steps[0].With["persist-credentials"] != "false" || !maps.Equal(plan.Steps[1].With, withAgent(map[string]string{"mode": "plan"})) || !maps.Equal(plan.Steps[1].Env, env) {
+			t.Errorf("%s: plan steps %+v", agentName, plan.Steps)
+		}
+		if impl.Needs != "plan" || impl.If != "needs.plan.outputs.task-count != '0'" || impl.Strategy.Matrix != "${{ fromJSON(needs.plan.outputs.matrix) }}" ||
+			impl.Strategy.MaxParallel != 4 || impl.Strategy.FailFast == nil || *impl.Strategy.FailFast || impl.Concurrency.Group != "sandcastle-${{ matrix.branch }}" ||
+			!maps.Equal(impl.Permissions, map[string]string{"contents": "write", "issues": "write", "pull-requests": "write"}) || impl.TimeoutMinutes > 60 {
+			t.Errorf("%s: implement job %+v; want the plan's matrix, four at a time, fail-fast off, skipped without a task", agentName, impl)
+		}
+		want := withAgent(map[string]string{"mode": "implement", "branch": "${{ matrix.branch }}", "prompt": "${{ matrix.prompt }}"})
+		if len(impl.Steps) != 2 || impl.Steps[0].With["persist-credentials"] != "false" || impl.Steps[1].Uses != ActionRef() || !maps.Equal(impl.Steps[1].With, want) || !maps.Equal(impl.Steps[1].Env, env) {
+			t.Errorf("%s: implement steps %+v; want the action with %v", agentName, impl.Steps, want)
 		}
 	}
 }
