@@ -127,15 +127,10 @@ var Modes = []Mode{
 		Subjects: []event.Subject{event.SubjectWorkflow},
 		Prompt:   triagePrompt,
 		Args:     triageArgs,
-		Settings: []Setting{
-			{Input: InputBranchStrategy, Value: string(StrategyHead)},
-			{Input: InputPush, Value: string(PushNone), Needed: changesNoBranch},
-			{Input: InputOpenPR, Value: "false", Needed: changesNoBranch},
-			{Input: InputProgressComment, Value: "false"},
-			{Input: InputMaxIterations, Value: "1"},
-			{Input: InputOutputAction, Value: OutputActionTriage, Needed: "carrying out the triage is what it does"},
-			{Input: InputAllowedLabels, Value: "bug\ndocumentation\nduplicate\nenhancement\ngood first issue\nhelp wanted\ninvalid\nquestion\nwontfix"},
-		},
+		Settings: onTheCheckout(
+			Setting{Input: InputOutputAction, Value: OutputActionTriage, Needed: "carrying out the triage is what it does"},
+			Setting{Input: InputAllowedLabels, Value: "bug\ndocumentation\nduplicate\nenhancement\ngood first issue\nhelp wanted\ninvalid\nquestion\nwontfix"},
+		),
 	},
 	{
 		Name:     ModePlan,
@@ -143,15 +138,22 @@ var Modes = []Mode{
 		Subjects: []event.Subject{event.SubjectWorkflow},
 		Prompt:   planPrompt,
 		Args:     planArgs,
-		Settings: []Setting{
-			{Input: InputBranchStrategy, Value: string(StrategyHead)},
-			{Input: InputPush, Value: string(PushNone), Needed: changesNoBranch},
-			{Input: InputOpenPR, Value: "false", Needed: changesNoBranch},
-			{Input: InputProgressComment, Value: "false"},
-			{Input: InputMaxIterations, Value: "1"},
-			{Input: InputOutputAction, Value: OutputActionPlan, Needed: "the list of tasks is what it makes"},
-		},
+		Settings: onTheCheckout(
+			Setting{Input: InputOutputAction, Value: OutputActionPlan, Needed: "the list of tasks is what it makes"},
+		),
 	},
+}
+
+// onTheCheckout are the settings of a mode whose agent answers once, on the checkout, and changes
+// no branch (triage, plan), followed by more.
+func onTheCheckout(more ...Setting) []Setting {
+	return append([]Setting{
+		{Input: InputBranchStrategy, Value: string(StrategyHead)},
+		{Input: InputPush, Value: string(PushNone), Needed: changesNoBranch},
+		{Input: InputOpenPR, Value: "false", Needed: changesNoBranch},
+		{Input: InputProgressComment, Value: "false"},
+		{Input: InputMaxIterations, Value: "1"},
+	}, more...)
 }
 
 // phrasesFollowedBy is each default trigger phrase followed by word, one per line: the phrases
