@@ -29,6 +29,27 @@ var entity = regexp.MustCompile(`&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][
 // spans included, and notifies a mention in it, which ticks cannot make code there.
 var blockHTML = regexp.MustCompile(`^((?:[ \t]*(?:>|[-*+]|\d{1,9}[.)]))*[ \t]*)<`)
 
+// autolink is a URI autolink, which CommonMark reads before a tag: "<https://…>", "<A0:x>".
+var autolink = regexp.MustCompile(`^<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>`)
+
+// inlineHTML escapes each "<" of line that could open a tag, a comment or a declaration, which
+// GitHub keeps as raw HTML: a tag inside a word hides it from Inert's patterns and not from the
+// reader's ("Fi<a>xes #9" shows as "Fixes #9"). An autolink is left a link.
+func inlineHTML(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if c == '<' && i+1 < len(line) && !autolink.MatchString(line[i:]) {
+			if n := line[i+1]; n == '/' || n == '!' || n == '?' || 'a' <= n|0x20 && n|0x20 <= 'z' {
+				b.WriteString("&lt;")
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
 // Inert makes Markdown that the agent or a stranger wrote safe to post as part of a pull request
 // or comment the action writes: as Sanitize, without what a person cannot see, and with each
 // closing reference ("Fixes #12", "closes owner/repo#3", an issue's URL) and @mention shown as
@@ -54,9 +75,9 @@ func InertBut(s string, issue int) string {
 	fence := ""
 	for i, line := range lines {
 		if fence != "" {
-			// Closed at a run of the fence's character however it is indented: closing where
-			// GitHub would not only shows more as code.
-			if strings.HasPrefix(strings.TrimLeft(line, " \t"), fence) {
+			// Closed only where CommonMark closes it: a block closed too early would take the
+			// next fence of the text for an opening one, and what follows that for code.
+			if closesFence(line, fence) {
 				fence = ""
 			}
 			continue
@@ -64,7 +85,7 @@ func InertBut(s string, issue int) string {
 		if fence = fenceOpener(line); fence == "" {
 			prose = append(prose, i)
 			line = entity.ReplaceAllStringFunc(line, func(e string) string { return "&amp;" + e[1:] })
-			lines[i] = blockHTML.ReplaceAllString(line, "$1&lt;")
+			lines[i] = inlineHTML(blockHTML.ReplaceAllString(line, "$1&lt;"))
 		}
 	}
 	longest := 0
@@ -97,18 +118,30 @@ func InertBut(s string, issue int) string {
 
 // fenceOpener is the opening of a fenced code block line starts, as CommonMark reads one: at
 // most three spaces, then three or more backticks (with none after them on the line) or
-// tildes; "" when line opens none. Its first three characters close the block.
+// tildes; "" when line opens none. The run is returned whole: only a run as long closes it.
 func fenceOpener(line string) string {
 	t := strings.TrimLeft(line, " ")
 	if len(line)-len(t) > 3 {
 		return "" // indented code, one line of it: what follows is Markdown again
 	}
-	for _, f := range []string{"```", "~~~"} {
-		if strings.HasPrefix(t, f) && (f == "~~~" || !strings.Contains(strings.TrimLeft(t, "`"), "`")) {
-			return f
+	for _, c := range []byte{'`', '~'} {
+		run := len(t) - len(strings.TrimLeft(t, string(c)))
+		if run >= 3 && (c == '~' || !strings.Contains(t[run:], "`")) {
+			return t[:run]
 		}
 	}
 	return ""
+}
+
+// closesFence says whether line closes the block fence opened, as CommonMark reads it: at most
+// three spaces, a run of the fence's character at least as long, then nothing but spaces.
+func closesFence(line, fence string) bool {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 {
+		return false
+	}
+	rest := strings.TrimLeft(t, fence[:1])
+	return len(t)-len(rest) >= len(fence) && strings.Trim(rest, " \t\r\n") == ""
 }
 
 // words widens each span of line over the word characters and @ that touch it, so that the

@@ -59,7 +59,8 @@ func TestInert(t *testing.T) {
 		{`\@octocat`, "\\ `@octocat`"},
 		{"@a@b and fixes #1fixes #2", "`@a@b` and `fixes` #1fixes #2"},
 		{"fiX @0#0", "`fiX` `@0`#0"},
-		{"Fixes `x` #12 and fixes <b></b>#3, but fixes the bug", "``Fixes`` `x` #12 and ``fixes`` <b></b>#3, but fixes the bug"},
+		{"Fixes `x` #12 and fixes <b></b>#3, but fixes the bug", "``Fixes`` `x` #12 and ``fixes`` &lt;b>&lt;/b>#3, but fixes the bug"},
+		{"Fi<a>xes #9 <https://x.example/a> <!-- c -->", "Fi&lt;a>xes #9 <https://x.example/a> "},
 		{"It fixes\n#3, and Closes:\n#4", "It `fixes`\n#3, and `Closes:`\n#4"},
 		{"    ```\nFixes #1", "    ```\n````Fixes #1````"},     // indented code, no fence
 		{"```x`\nFixes #1 `y`", "```x`\n````Fixes #1```` `y`"}, // a code span, no fence
