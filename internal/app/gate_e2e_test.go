@@ -18,7 +18,11 @@ import (
 func TestDockerAgentPostsItsKey(t *testing.T) {
 	key := models.FakeAPIKey
 	split := key[:7] + "\u200b" + key[7:14] + "<!-- -->" + key[14:]
-	text := "My key: " + key + " / " + split + "\n@octocat Closes #1 <details>@octocat</details> &#64;octocat\n\n<div>\n@hubot\n</div>"
+	// Besides the plain forms, the ways past the gate the fuzzer found: a keyword split by a tag
+	// or followed by code, a mention after emphasis or an e-mail link, and fences that close
+	// where CommonMark does not (so that a later fence seems to open one).
+	text := "My key: " + key + " / " + split + "\n@octocat Closes #1 <details>@octocat</details> &#64;octocat\n\n<div>\n@hubot\n</div>\n\n" +
+		"Fi<a>xes #1, fix 0@0#1, _x_@octocat and b@c.d@hubot\n\n````\n```\n````\n@octocat\n\n```\n```0\n```\n@hubot\n"
 	output := func(v any) string {
 		b, err := json.Marshal(v)
 		if err != nil {
