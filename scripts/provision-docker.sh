@@ -3,7 +3,7 @@
 # only Debian's package mirror, the Go module proxy and the npm registry: nothing is pulled from
 # Docker Hub. Safe to run again: a second run only checks, in well under a second.
 #
-#   1. packages  apt-get install docker.io and debootstrap when missing (apt-get update only when
+#   1. packages  apt-get install docker.io, debootstrap and curl when missing (apt-get update only when
 #                the install cannot find them)
 #   2. engine    start dockerd in the background when the engine does not answer, and wait for it
 #   3. base      debian:bookworm-slim from debootstrap (minbase, git, ca-certificates) via
@@ -106,6 +106,7 @@ packages() {
 		need+=(docker.io)
 	fi
 	command -v debootstrap >/dev/null || need+=(debootstrap)
+	command -v curl >/dev/null || need+=(curl) # the relay test reads through its socket with curl
 	if [ ${#need[@]} -eq 0 ]; then
 		outcome="present"
 		return

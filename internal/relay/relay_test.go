@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandcastle-action/sandcastle/internal/testkit"
 	"github.com/sandcastle-action/sandcastle/internal/testkit/githubfake"
 )
 
@@ -274,9 +275,9 @@ func TestRelayReadFromAnswers(t *testing.T) {
 // "$SANDCASTLE_GITHUB_API/..." reads through the relay, with the real curl: the URL's scheme is
 // the socket's, plain HTTP (an https one fails the TLS handshake, curl's exit 35).
 func TestRelayEnvWithCurl(t *testing.T) {
-	curl, err := exec.LookPath("curl")
-	if err != nil {
-		t.Skip("no curl here")
+	curl := testkit.RequireBinary(t, "curl") // under CI=true a missing curl fails, never skips
+	if curl == "" {
+		return
 	}
 	r, gh, _ := listening(t, Options{})
 	gh.AddIssue(githubfake.Issue{Number: 7, Title: "Seven"})
